@@ -1,0 +1,7 @@
+"""python -m rypsok, and the zipapp's entry."""
+
+import sys
+
+from rypsok.cli import main
+
+sys.exit(main())

@@ -1,0 +1,194 @@
+"""The validated configuration: immutable settings for every table.
+
+Built only by `rypsok.core.config.validate`; every value is in range and
+every secret already resolved (or its absence recorded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rypsok.core.config.secrets import Secret
+from rypsok.core.engines.base import Admission
+from rypsok.core.net.rules import Rule
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    id: str
+    token: Secret
+    token_env: str | None  # the variable's name, shown only when it is a variable name
+    world_readable: bool  # the token file can be read by everyone
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    bind_host: str
+    bind_port: int
+    allowed_hosts: tuple[str, ...]
+    allowed_origins: tuple[str, ...]
+    legacy_revisions: bool
+    max_connections: int
+    max_request_bytes: int
+    idle_timeout_s: int
+    max_streams: int
+    max_sessions: int
+    request_timeout_s: int
+    callers: tuple[Caller, ...]
+
+    @property
+    def bind(self) -> str:
+        host = f"[{self.bind_host}]" if ":" in self.bind_host else self.bind_host
+        return f"{host}:{self.bind_port}"
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSettings:
+    structured_content: bool
+    user_agent_contact: str
+    shutdown_ms: int
+    http: HttpSettings
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    languages: tuple[str, ...]
+    region: str
+    safe_search: str
+    max_results: int
+    max_results_ceiling: int
+    query_max_chars: int
+    deadline_ms: int
+    engine_timeout_ms: int
+    connect_timeout_ms: int
+    reserve_ms: int
+    engines_per_request: int
+    results_per_engine: int
+    snippet_max_chars: int
+    title_max_chars: int
+    drop_flagged_results: bool
+    engine_attribution: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    max_chars: int
+    max_chars_ceiling: int
+    max_bytes: int
+    deadline_ms: int
+    connect_timeout_ms: int
+    max_redirects: int
+    ports: tuple[int, ...]
+    robots_txt: bool
+    follow_cross_host_redirects: bool
+    strict_mode: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Proxy:
+    host: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class EgressSettings:
+    allow_http: bool
+    allow: tuple[Rule, ...]
+    deny: tuple[Rule, ...]
+    proxy: Proxy | None
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsSettings:
+    outbound_in_flight: int
+    per_engine_in_flight: int
+    fetches_in_flight: int
+    parsing_in_flight: int
+    web_search_per_minute: int
+    web_fetch_per_minute: int
+    engine_status_per_minute: int
+    strict_mode_urls: int
+    robots_cache_entries: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResilienceSettings:
+    failures_to_open: int
+    first_cooldown_s: int
+    max_cooldown_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacySettings:
+    secret_detection: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoggingSettings:
+    level: str
+    log_queries: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StatusSettings:
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSettings:
+    enabled: bool
+    ttl_s: int
+    max_entries: int
+    max_entry_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScrapingSettings:
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSettings:
+    id: str
+    admission: Admission
+    enabled: bool
+    categories: tuple[str, ...]
+    preference: int
+    api_key_env: str | None
+    api_key_file_set: bool  # the path itself is never kept for display
+    endpoint: str | None
+    base_url: str | None
+    credential: Secret | None
+    credential_problem: str | None  # why a keyed engine has no credential
+
+    @property
+    def driver(self) -> str:
+        return self.admission.driver
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and (not self.admission.keyed or self.credential is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    source: str  # how the file was found, for check's first line
+    service: ServiceSettings
+    search: SearchSettings
+    fetch: FetchSettings
+    egress: EgressSettings
+    limits: LimitsSettings
+    resilience: ResilienceSettings
+    privacy: PrivacySettings
+    logging: LoggingSettings
+    status: StatusSettings
+    cache: CacheSettings
+    scraping: ScrapingSettings
+    engines: tuple[EngineSettings, ...]  # in identifier order
+
+    def categories_served(self) -> tuple[str, ...]:
+        """Categories that an active engine serves, in the book's order."""
+        from rypsok.core.engines.base import CATEGORIES
+
+        served = {c for e in self.engines if e.active for c in e.categories}
+        return tuple(c for c in CATEGORIES if c in served)

@@ -1,0 +1,101 @@
+"""Structured logs: one JSON object per line on standard error.
+
+Every event of a tool call carries `request_id` and `caller`, taken from
+context variables that the call's scope sets, so no event names them itself.
+Callers pass only rypsok's own values (names, classes, counts, timings):
+never query text, a URL path, page or provider text, or a secret.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import datetime
+import itertools
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+LEVELS = {"error": 40, "warn": 30, "info": 20, "debug": 10}
+
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+_caller: contextvars.ContextVar[str | None] = contextvars.ContextVar("caller", default=None)
+_sequence = itertools.count(1)
+
+
+class Logger:
+    """Writes events at or above its level; thread-safe, never raises."""
+
+    def __init__(self, level: str = "info", stream: TextIO | None = None) -> None:
+        self._threshold = LEVELS[level]
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def set_level(self, level: str) -> None:
+        self._threshold = LEVELS[level]
+
+    def enabled(self, level: str) -> bool:
+        return LEVELS[level] >= self._threshold
+
+    def log(self, level: str, event: str, **fields: Any) -> None:
+        if LEVELS[level] < self._threshold:
+            return
+        record: dict[str, Any] = {"timestamp": _now(), "level": level, "event": event}
+        request_id, caller = _request_id.get(), _caller.get()
+        if request_id is not None:
+            record["request_id"] = request_id
+            record["caller"] = caller
+        record.update(fields)
+        try:
+            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"), default=str)
+        except (TypeError, ValueError):
+            line = json.dumps({"timestamp": record["timestamp"], "level": level, "event": event})
+        with self._lock:
+            stream = self._stream or sys.stderr
+            try:
+                stream.write(line + "\n")
+                stream.flush()
+            except (OSError, ValueError):
+                pass  # a closed stderr must not end a call
+
+    def error(self, event: str, **fields: Any) -> None:
+        self.log("error", event, **fields)
+
+    def warn(self, event: str, **fields: Any) -> None:
+        self.log("warn", event, **fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        self.log("info", event, **fields)
+
+    def debug(self, event: str, **fields: Any) -> None:
+        self.log("debug", event, **fields)
+
+
+def _now() -> str:
+    moment = datetime.datetime.now(datetime.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def new_request_id() -> str:
+    """Start time in milliseconds and a sequence number, in hexadecimal."""
+    return f"{int(time.time() * 1000):011x}-{next(_sequence):06x}"
+
+
+@contextlib.contextmanager
+def call_scope(caller: str, request_id: str | None = None) -> Iterator[str]:
+    """Every event logged inside carries this call's request_id and caller."""
+    rid = request_id or new_request_id()
+    token_id = _request_id.set(rid)
+    token_caller = _caller.set(caller)
+    try:
+        yield rid
+    finally:
+        _request_id.reset(token_id)
+        _caller.reset(token_caller)
+
+
+# The process-wide logger; serve sets its level from [logging] level.
+log = Logger("info")

@@ -1,0 +1,46 @@
+"""rypsok serve: validate exactly as check does, build the client, then serve."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rypsok.core.config import ConfigError, Config, load
+from rypsok.core.net.tls import TrustStoreError, client_context
+from rypsok.core.telemetry import log
+
+TRUST_STORE_FAILED = "the HTTP client could not be built"
+
+
+def prepare(cli_path: str | None, env: Mapping[str, str]) -> Config | None:
+    """The configuration, with start-up events logged; None when serve must stop."""
+    try:
+        config = load(cli_path, env)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            log.error("config_invalid", message=problem.render())
+        return None
+    try:
+        client_context(env)
+    except TrustStoreError as exc:
+        log.error("startup_failed", message=f"{TRUST_STORE_FAILED}: {exc}")
+        return None
+    log.set_level(config.logging.level)
+    for engine in config.engines:
+        if not engine.active:
+            reason = "disabled" if not engine.enabled else "no_credential"
+            log.info("engine_inactive", engine=engine.id, reason=reason)
+        if engine.enabled and engine.admission.scraping:
+            log.warn("scraping_enabled", engine=engine.id)
+    if config.logging.log_queries:
+        log.warn("log_queries_enabled",
+                 message="query text is written to debug events; turn it off after diagnosis")
+    return config
+
+
+def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> int:
+    config = prepare(cli_path, env)
+    if config is None:
+        return 1
+    log.error("transport_unavailable", transport=transport,
+              message="this build does not serve MCP yet; only check is available")
+    return 1
