@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,11 +20,6 @@ from rypsok.core.config.positions import Positions, render, scan
 from rypsok.core.config.problems import ConfigError, Problem
 from rypsok.core.config.settings import Config
 from rypsok.core.config.validate import validate
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the package requires 3.11; kept for the tomli pin
-    import tomli as tomllib
 
 ENV_VAR = "RYPSOK_CONFIG"
 _WHERE = re.compile(r"\(at line (\d+), column (\d+)\)|\(at end of document\)")
@@ -107,7 +102,8 @@ def read_text(source: Source) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ConfigError([Problem(source.label, "the file is not UTF-8 text", (line, column))])
+        problem = Problem(source.label, "the file is not UTF-8 text", (line, column))
+        raise ConfigError([problem]) from None
     return text.removeprefix("\ufeff")
 
 

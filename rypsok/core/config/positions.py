@@ -8,6 +8,7 @@ finds the first key or table defined twice. It never interprets values.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 Path = tuple[str | int, ...]
@@ -253,10 +254,8 @@ def _unescape(raw: str) -> str:
 def scan(text: str) -> Positions:
     """Positions of every key path in *text*; partial if the text is unusual."""
     scanner = _Scanner(text)
-    try:
+    with contextlib.suppress(_Stop, RecursionError, IndexError):
         scanner.document()
-    except (_Stop, RecursionError, IndexError):
-        pass
     return scanner.out
 
 

@@ -175,7 +175,8 @@ class Reader:
         if value is MISSING:
             return None
         if not isinstance(value, list):
-            self.add((*path, name), f"expected an array of {expected_item}, found {describe(value)}")
+            found = describe(value)
+            self.add((*path, name), f"expected an array of {expected_item}, found {found}")
             return None
         if len(value) > max_items:
             self.add((*path, name), f"expected at most {max_items} entries")

@@ -155,7 +155,7 @@ def warnings(config: Config) -> list[str]:
             out.append(f"egress.allow[{index}]: the rule admits a network wider than /16 (IPv4) "
                        "or /32 (IPv6), private ranges included; list host names or a narrower "
                        "network")
-    if config.privacy.secret_detection == "off":
+    if config.privacy.secret_detection == "off":  # noqa: S105 - a mode, not a password
         out.append("privacy.secret_detection: queries and URLs that carry credentials are sent "
                    'as they are; use "refuse", the default')
     h = config.service.http

@@ -36,8 +36,14 @@ from rypsok.core.config.settings import (
     ServiceSettings,
     StatusSettings,
 )
-from rypsok.core.config.urls import parse_base_url, parse_bind, parse_contact, parse_origin
-from rypsok.core.config.urls import parse_allowed_host, parse_proxy
+from rypsok.core.config.urls import (
+    parse_allowed_host,
+    parse_base_url,
+    parse_bind,
+    parse_contact,
+    parse_origin,
+    parse_proxy,
+)
 from rypsok.core.engines import registry
 from rypsok.core.engines.base import CATEGORIES
 from rypsok.core.net.hostname import is_loopback_host
@@ -104,6 +110,8 @@ def validate(
     engines = _engines(r, doc, scraping.enabled, env)
 
     if r.problems:
+        # In the order of the file; problems without a place (dependent ranges) last.
+        r.problems.sort(key=lambda p: p.place or (1 << 30, 0))
         raise ConfigError(r.problems)
     return Config(
         source=source, service=service, search=search, fetch=fetch, egress=egress,
@@ -127,7 +135,9 @@ def _config_version(r: Reader, doc: Table) -> None:
 # -- [service] and [service.http] ----------------------------------------------------------
 
 
-def _service(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -> ServiceSettings:
+def _service(
+    r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]
+) -> ServiceSettings:
     path: Path = ("service",)
     r.unknown(raw, path, ("structured_content", "user_agent_contact", "shutdown_ms", "http"))
     structured = r.boolean(raw, path, "structured_content", True)
@@ -596,9 +606,8 @@ def _categories(r: Reader, entry: Table, path: Path) -> tuple[str, ...]:
             r.add((*path, "categories", index), "this category is listed twice")
         else:
             out.append(item)
-    if not items and not any(isinstance(i, str) for i in entry.get("categories", [])):
-        if isinstance(entry.get("categories"), list) and not entry["categories"]:
-            r.add((*path, "categories"), f"needs at least one of {allowed}")
+    if isinstance(entry.get("categories"), list) and not entry["categories"]:
+        r.add((*path, "categories"), f"needs at least one of {allowed}")
     return tuple(out)
 
 

@@ -1,0 +1,1 @@
+"""The MCP adapters: the only package that imports the MCP SDK."""
