@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rypsok.core.config import ConfigError, Config, load
+from rypsok.core.config import Config, ConfigError, load
 from rypsok.core.net.tls import TrustStoreError, client_context
 from rypsok.core.telemetry import log
 
@@ -41,6 +41,11 @@ def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> i
     config = prepare(cli_path, env)
     if config is None:
         return 1
-    log.error("transport_unavailable", transport=transport,
-              message="this build does not serve MCP yet; only check is available")
-    return 1
+    if transport == "http":
+        log.error("transport_unavailable", transport=transport,
+                  message="this build does not serve Streamable HTTP yet; use --transport stdio")
+        return 1
+    from rypsok.core.facade import Rypsok
+    from rypsok.protocol.stdio import run
+
+    return run(Rypsok.from_config(config))

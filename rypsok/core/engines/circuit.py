@@ -1,0 +1,106 @@
+"""The circuit breaker of one engine (LIM-B1 to LIM-B5), as a small state machine.
+
+closed --(failures_to_open counted failures in a row)--> open
+open   --(cooldown over; the next call takes the probe)--> half_open
+half_open --(probe succeeds)--> closed;  --(probe fails)--> open, cooldown doubled
+
+Only the classes that say the provider is unwell count: a refused key
+(auth_failure) or a malformed request (request_failure) opens nothing, so a
+corrected key is used at once after a restart. No synthetic probe is ever
+sent: the probe is the next real request.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Literal
+
+COUNTED = frozenset({"timeout", "rate_limited", "blocked", "parse_failure"})
+Admission = Literal["go", "probe", "skip"]
+
+
+class Circuit:
+    def __init__(
+        self,
+        failures_to_open: int,
+        first_cooldown_s: int,
+        max_cooldown_s: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._threshold = failures_to_open
+        self._first = float(first_cooldown_s)
+        self._max = float(max_cooldown_s)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._open_until: float | None = None
+        self._cooldown = self._first
+        self._probing = False
+        self.transitions: list[str] = []  # "opened" / "closed", for the log and tests
+
+    @property
+    def state(self) -> Literal["closed", "open", "half_open"]:
+        with self._lock:
+            if self._probing:
+                return "half_open"
+            return "open" if self._open_until is not None else "closed"
+
+    def admit(self) -> Admission:
+        """Whether a request may go now; "probe" makes this request the one probe."""
+        with self._lock:
+            if self._probing:
+                return "skip"
+            if self._open_until is None:
+                return "go"
+            if self._clock() < self._open_until:
+                return "skip"
+            self._probing = True
+            return "probe"
+
+    def retry_in_s(self) -> float | None:
+        with self._lock:
+            if self._open_until is None:
+                return None
+            return max(0.0, self._open_until - self._clock())
+
+    def record_success(self) -> None:
+        with self._lock:
+            reopened = self._open_until is not None
+            self._failures = 0
+            self._open_until = None
+            self._probing = False
+            self._cooldown = self._first
+            if reopened:
+                self.transitions.append("closed")
+
+    def record_failure(self, error_class: str, retry_after_s: float | None = None) -> None:
+        with self._lock:
+            if error_class not in COUNTED:
+                # Not the provider's health; a probe that ends so is still over.
+                if self._probing:
+                    self._probing = False
+                    self._open(retry_after_s)
+                return
+            if self._probing:
+                self._probing = False
+                self._cooldown = min(self._cooldown * 2, self._max)
+                self._open(retry_after_s)
+                return
+            self._failures += 1
+            if self._failures >= self._threshold and self._open_until is None:
+                self._open(retry_after_s)
+
+    def abandon_probe(self) -> None:
+        """The probe was cancelled before an answer: let the next call probe."""
+        with self._lock:
+            self._probing = False
+
+    def _open(self, retry_after_s: float | None) -> None:
+        cooldown = self._cooldown
+        if retry_after_s is not None:
+            # A provider's Retry-After is honoured, up to the longest cooldown (LIM-B4).
+            cooldown = max(cooldown, min(float(retry_after_s), self._max))
+        self._open_until = self._clock() + cooldown
+        self.transitions.append("opened")

@@ -1,0 +1,59 @@
+"""Per-engine health in memory: the circuit and the recent latencies.
+
+Reset at every start (REQ-RES-009); nothing is persisted.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections import deque
+
+from rypsok.core import limits
+from rypsok.core.config.settings import Config, EngineSettings
+from rypsok.core.engines.circuit import Circuit
+from rypsok.core.model import EngineReport, EngineState
+
+
+class EngineHealth:
+    def __init__(self, engine: EngineSettings, circuit: Circuit) -> None:
+        self.engine = engine
+        self.circuit = circuit
+        self._latencies: deque[int] = deque(maxlen=limits.default("LIM-S11"))
+        self._lock = threading.Lock()
+
+    def record_latency(self, ms: int) -> None:
+        with self._lock:
+            self._latencies.append(ms)
+
+    def median_latency_ms(self) -> int | None:
+        with self._lock:
+            if not self._latencies:
+                return None
+            return int(statistics.median_low(self._latencies))
+
+    def report(self) -> EngineReport:
+        if not self.engine.enabled:
+            return EngineReport(self.engine.id, "disabled", None, "disabled")
+        if not self.engine.active:
+            return EngineReport(self.engine.id, "disabled", None, "no_credential")
+        state: EngineState = self.circuit.state
+        return EngineReport(self.engine.id, state, self.median_latency_ms())
+
+
+class HealthRegistry:
+    """Every configured engine's health, in identifier order."""
+
+    def __init__(self, config: Config) -> None:
+        r = config.resilience
+        self._by_id = {
+            e.id: EngineHealth(e, Circuit(r.failures_to_open, r.first_cooldown_s,
+                                          r.max_cooldown_s))
+            for e in config.engines
+        }
+
+    def get(self, engine_id: str) -> EngineHealth:
+        return self._by_id[engine_id]
+
+    def reports(self) -> tuple[EngineReport, ...]:
+        return tuple(self._by_id[i].report() for i in sorted(self._by_id))

@@ -1,0 +1,162 @@
+"""Requests, responses, notices and errors: the vocabulary callers see.
+
+Everything here is rypsok's own words. Codes, reasons and kinds come from
+fixed vocabularies; a message is at most LIM-I4 characters and is built
+only from our sentences and numbers, never from external text, a secret,
+an address or a trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from rypsok.core import limits
+
+MESSAGE_MAX: Final = limits.default("LIM-I4")
+
+Outcome = Literal["ok", "partial", "empty"]
+ErrorKind = Literal[
+    "invalid_request", "denied", "unavailable", "redirected", "unsupported_content", "too_large"
+]
+NoticeCode = Literal[
+    "engine_unavailable", "engine_skipped", "snippet_truncated", "title_truncated",
+    "characters_removed", "instruction_like_content", "results_dropped", "credential_masked",
+    "extraction_partial", "from_cache",
+]
+EngineErrorClass = Literal[
+    "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
+]
+SkipReason = Literal["time_range", "language", "query_too_long", "cooldown", "rate_limited"]
+DropReason = Literal["instruction_like_content", "url_too_long", "url_invalid"]
+DeniedReason = Literal[
+    "egress", "robots_txt", "scheme", "strict_mode", "credential_in_url", "secret_in_query",
+    "secret_in_url",
+]
+UnavailableReason = Literal[
+    "no_engine", "all_failed", "rate_limited", "network", "deadline", "http_status", "busy"
+]
+EngineState = Literal["disabled", "closed", "open", "half_open"]
+DisabledReason = Literal["disabled", "no_credential"]
+
+ENGINE_ERROR_CLASSES: Final = (
+    "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What rypsok did or could not do; every field from a fixed vocabulary."""
+
+    code: NoticeCode
+    engine: str | None = None  # a configured engine identifier (the operator's label)
+    reason: str | None = None
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code}
+        if self.engine is not None:
+            out["engine"] = self.engine
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.count is not None:
+            out["count"] = self.count
+        return out
+
+
+class ToolError(Exception):
+    """A tool execution error: one kind, one short message, fixed detail keys."""
+
+    def __init__(self, kind: ErrorKind, message: str, detail: dict[str, Any] | None = None
+                 ) -> None:
+        if len(message) > MESSAGE_MAX:  # a programming error, caught by the tests
+            raise ValueError("error message above LIM-I4")
+        super().__init__(kind)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.detail: dict[str, Any] = detail or {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": {"kind": self.kind, "message": self.message, "detail": self.detail}}
+
+
+# -- error constructors: one place for every sentence -------------------------------------
+
+
+def invalid_range(parameter: str, low: int, high: int) -> ToolError:
+    return ToolError(
+        "invalid_request",
+        f"{parameter} must be between {low} and {high}",
+        {"parameter": parameter, "min": low, "max": high},
+    )
+
+
+def invalid_choice(parameter: str, allowed: tuple[str, ...]) -> ToolError:
+    return ToolError(
+        "invalid_request",
+        _bounded(f"{parameter} must be one of: {', '.join(allowed)}"),
+        {"parameter": parameter, "allowed": list(allowed)},
+    )
+
+
+def invalid_kind(parameter: str, expected: str) -> ToolError:
+    return ToolError("invalid_request", _bounded(f"{parameter} must be {expected}"),
+                     {"parameter": parameter})
+
+
+def unknown_parameter(parameter: str, allowed: tuple[str, ...]) -> ToolError:
+    # The name is shown only when it is a plain identifier of reasonable length.
+    shown = parameter if parameter.isidentifier() and len(parameter) <= 40 else "a parameter"
+    return ToolError(
+        "invalid_request",
+        _bounded(f"{shown} is not a parameter of this tool; the parameters are: "
+                 f"{', '.join(allowed)}"),
+        {"parameter": shown, "allowed": list(allowed)},
+    )
+
+
+def missing_parameter(parameter: str) -> ToolError:
+    return ToolError("invalid_request", f"{parameter} is required", {"parameter": parameter})
+
+
+def rate_limited(tool: str, retry_after_ms: int) -> ToolError:
+    return ToolError(
+        "unavailable",
+        f"{tool} was called more often than this server allows per minute; retry later",
+        {"reason": "rate_limited", "retry_after_ms": retry_after_ms},
+    )
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EngineReport:
+    id: str
+    state: EngineState
+    latency_ms: int | None
+    reason: DisabledReason | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "state": self.state, "latency_ms": self.latency_ms}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class StatusResponse:
+    engines: tuple[EngineReport, ...]
+    outcome: Outcome = "ok"
+    notices: tuple[Notice, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engines": [e.to_json() for e in self.engines],
+            "notices": [n.to_json() for n in self.notices],
+            "outcome": self.outcome,
+        }

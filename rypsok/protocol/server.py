@@ -1,0 +1,94 @@
+"""The MCP server: the SDK's low-level Server wired to the rypsok facade.
+
+Results go out as structuredContent plus the same compact JSON as text (text
+alone when [service] structured_content = false); errors as tool execution
+errors (isError); an unknown tool as JSON-RPC -32602.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+from rypsok import __version__
+from rypsok.core.facade import LOCAL_CALLER, Rypsok
+from rypsok.core.model import ToolError
+from rypsok.core.telemetry import log
+from rypsok.protocol import tools
+
+# Tools this build really serves; one is added here when its service lands.
+OFFERED: tuple[str, ...] = ("engine_status",)
+
+_ANNOTATIONS = {
+    True: types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                idempotent_hint=True, open_world_hint=True),
+    False: types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                 idempotent_hint=True, open_world_hint=False),
+}
+
+
+def compact(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def list_tools_result(core: Rypsok) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[
+        types.Tool(
+            name=d.name,
+            title=tools.TITLES[d.name],
+            description=d.description,
+            input_schema=d.input_schema,
+            output_schema=d.output_schema,
+            annotations=_ANNOTATIONS[d.open_world],
+        )
+        for d in tools.definitions(core.config, OFFERED)
+    ])
+
+
+def _result(core: Rypsok, obj: dict[str, Any], *, is_error: bool = False) -> types.CallToolResult:
+    text: list[types.ContentBlock] = [types.TextContent(type="text", text=compact(obj))]
+    if core.config.service.structured_content:
+        return types.CallToolResult(content=text, structured_content=obj, is_error=is_error)
+    return types.CallToolResult(content=text, is_error=is_error)
+
+
+def build_server(core: Rypsok, caller: str = LOCAL_CALLER) -> Server[Any]:
+    served = {d.name for d in tools.definitions(core.config, OFFERED)}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return list_tools_result(core)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in served:
+            raise MCPError(code=INVALID_PARAMS, message="unknown tool")
+        arguments = params.arguments or {}
+        try:
+            if params.name == "engine_status":
+                tools.status_arguments(arguments)
+                response = await core.status(caller)
+                return _result(core, response.to_json())
+        except ToolError as error:
+            return _result(core, error.to_json(), is_error=True)
+        except Exception as exc:
+            # A defect of ours: the call ends, the process and other calls go on.
+            log.error("internal_error", tool=params.name, error_type=type(exc).__name__)
+            raise MCPError(code=INTERNAL_ERROR, message="internal error") from None
+        raise MCPError(code=INVALID_PARAMS, message="unknown tool")  # pragma: no cover
+
+    return Server(
+        "rypsok",
+        version=__version__,
+        instructions=tools.INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

@@ -1,0 +1,228 @@
+"""MCP over stdio, with a graceful end of input.
+
+Our own line reader and writer around the SDK's server loop, because:
+- at end of input (or SIGTERM) the calls in flight may still answer, until
+  [service] shutdown_ms; then they are aborted and the process exits within
+  it (the SDK alone cancels them at once, losing answers of a piped file);
+- a line above LIM-O3 (16 MiB) is dropped without an answer and reading goes on;
+- fd 1 is pointed at stderr while serving, so a stray write cannot corrupt
+  the protocol; the protocol writes through a private duplicate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from typing import IO, Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import mcp_types as types
+from mcp.shared._context_streams import create_context_streams  # pinned SDK (mcp==2.3.0)
+from mcp.shared.message import SessionMessage
+
+from rypsok.core import limits
+from rypsok.core.facade import Rypsok
+from rypsok.core.telemetry import log
+from rypsok.protocol.server import build_server
+
+LINE_MAX = limits.default("LIM-O3")
+
+
+class _Pending:
+    """Requests read but not yet answered (or cancelled), to know when to stop."""
+
+    def __init__(self) -> None:
+        self.ids: set[Any] = set()
+        self.empty = anyio.Event()
+        self.empty.set()
+
+    def add(self, request_id: Any) -> None:
+        self.ids.add(request_id)
+        self.empty = anyio.Event() if self.empty.is_set() else self.empty
+
+    def discard(self, request_id: Any) -> None:
+        self.ids.discard(request_id)
+        if not self.ids:
+            self.empty.set()
+
+
+class _LineReader:
+    """Lines of at most LINE_MAX bytes from a raw descriptor.
+
+    os.read, not a buffered file: a daemon thread blocked in a buffered read
+    would abort the interpreter at exit.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._eof = False
+
+    def read_line(self) -> tuple[bytes | None, bool]:
+        """(line, False); (None, True) for a dropped over-long line; (None, False) at the end."""
+        dropping = False
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self._buffer[: newline + 1])
+                del self._buffer[: newline + 1]
+                if dropping or len(line) > LINE_MAX:
+                    return None, True
+                return line, False
+            if len(self._buffer) > LINE_MAX:
+                dropping = True  # keep reading to the newline, holding nothing
+                self._buffer.clear()
+            if self._eof:
+                if dropping:
+                    return None, True
+                if self._buffer:
+                    line = bytes(self._buffer)
+                    self._buffer.clear()
+                    return line, False
+                return None, False
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+
+@contextlib.contextmanager
+def _claim_stdout() -> Any:
+    """The protocol's private stdout; fd 1 itself points at stderr meanwhile."""
+    sys.stdout.flush()
+    private = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with os.fdopen(private, "wb", buffering=0, closefd=False) as out:
+            yield out
+    finally:
+        os.dup2(private, 1)
+        os.close(private)
+
+
+async def serve_stdio(
+    core: Rypsok,
+    stdin: int | None = None,
+    stdout: IO[bytes] | None = None,
+    install_signals: bool = True,
+) -> None:
+    server = build_server(core)
+    shutdown_s = core.config.service.shutdown_ms / 1000
+    pending = _Pending()
+    stop_reading = anyio.Event()
+    source = stdin if stdin is not None else sys.stdin.fileno()
+
+    with contextlib.ExitStack() as stack:
+        sink = stdout if stdout is not None else stack.enter_context(_claim_stdout())
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+        lines_in, lines_out = anyio.create_memory_object_stream[tuple[bytes | None, bool]](1)
+        token = anyio.lowlevel.current_token()
+        threading.Thread(target=_pump, args=(source, lines_in, token), daemon=True,
+                         name="rypsok-stdin").start()
+
+        async def reader() -> None:
+            async with read_writer, lines_out:
+                while not stop_reading.is_set():
+                    with anyio.CancelScope() as scope:
+                        stop_scope.append(scope)
+                        try:
+                            line, dropped = await lines_out.receive()
+                        except anyio.EndOfStream:
+                            line, dropped = None, False
+                    if scope.cancelled_caught:
+                        break
+                    if dropped:
+                        log.warn("stdio_line_dropped", bound_bytes=LINE_MAX)
+                        continue
+                    if line is None:
+                        break
+                    if not line.strip():
+                        continue
+                    await _forward(line, read_writer, pending)
+                stop_reading.set()
+                log.info("shutdown", reason="end_of_input", in_flight=len(pending.ids))
+                with anyio.move_on_after(shutdown_s):
+                    await pending.empty.wait()
+
+        async def writer() -> None:
+            async with write_reader:
+                async for message in write_reader:
+                    root = message.message
+                    data = root.model_dump_json(by_alias=True, exclude_unset=True)
+                    await anyio.to_thread.run_sync(_write, sink, data.encode("utf-8") + b"\n")
+                    if isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
+                        pending.discard(root.id)
+
+        stop_scope: list[anyio.CancelScope] = []
+
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for _ in signals:
+                    log.info("shutdown", reason="signal", in_flight=len(pending.ids))
+                    stop_reading.set()
+                    for scope in stop_scope:
+                        scope.cancel()
+                    return
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(writer)
+            if install_signals:
+                group.start_soon(on_signal)
+            with anyio.move_on_after(None) as serve_scope:
+                async with anyio.create_task_group() as inner:
+                    inner.start_soon(reader)
+                    await server.run(read_stream, write_stream,
+                                     server.create_initialization_options())
+            del serve_scope
+            await write_stream.aclose()
+            group.cancel_scope.cancel()
+
+
+async def _forward(line: bytes, sink: Any, pending: _Pending) -> None:
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception as exc:  # the SDK answers a malformed line itself
+        await sink.send(exc)
+        return
+    if isinstance(message, types.JSONRPCRequest):
+        pending.add(message.id)
+    elif isinstance(message, types.JSONRPCNotification) and (
+        message.method == "notifications/cancelled"
+    ):
+        params = message.params or {}
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if request_id is not None:
+            pending.discard(request_id)
+    await sink.send(SessionMessage(message))
+
+
+def _pump(source: int, sink: Any, token: Any) -> None:
+    """Read stdin in a daemon thread, so a blocked read never holds the exit."""
+    reader = _LineReader(source)
+    try:
+        while True:
+            item = reader.read_line()
+            anyio.from_thread.run(sink.send, item, token=token)
+            if item == (None, False):
+                return
+    except Exception:  # the loop is gone or the stream closed: nothing left to feed
+        return
+
+
+def _write(sink: IO[bytes], data: bytes) -> None:
+    sink.write(data)
+    sink.flush()
+
+
+def run(core: Rypsok) -> int:
+    anyio.run(serve_stdio, core)
+    return 0
+
+

@@ -1,0 +1,139 @@
+"""MCP over stdio (REQ-MCP-002, REQ-MCP-006, REQ-MCP-009, REQ-OPS-002, REQ-TEST-009)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+from tests.conftest import REPO, clean_env, cli
+from tests.mcp_lines import HANDSHAKE, answers, call, lines, request
+
+
+def test_req_mcp_002_piped_file_gets_every_answer_and_stdout_only_protocol() -> None:
+    run = cli("serve", stdin=lines(request(1, "server/discover"), call(2, "engine_status"),
+                                   request(3, "tools/list")))
+    assert run.code == 0
+    got = answers(run.out)
+    assert set(got) == {1, 2, 3}
+    assert all(m["jsonrpc"] == "2.0" for m in got.values())
+    for line in run.err.splitlines():
+        json.loads(line)  # every stderr line is a log object
+
+
+def test_req_mcp_006_handshake_revision_is_served_on_the_same_stdin() -> None:
+    run = cli("serve", stdin=lines(*HANDSHAKE, request(1, "tools/list", modern=False),
+                                   call(2, "engine_status", modern=False)))
+    got = answers(run.out)
+    assert got[0]["result"]["serverInfo"]["name"] == "rypsok"
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["engine_status"]
+    assert got[2]["result"]["isError"] is False
+
+
+def test_req_mcp_009_annotations_and_deterministic_order() -> None:
+    first = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
+    second = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
+    assert first[1]["result"]["tools"] == second[1]["result"]["tools"]
+    status = first[1]["result"]["tools"][0]
+    assert status["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
+                                     "idempotentHint": True, "openWorldHint": False}
+
+
+def test_unknown_tool_is_a_json_rpc_invalid_params_error() -> None:
+    got = answers(cli("serve", stdin=lines(call(1, "delete_everything"))).out)
+    assert got[1]["error"]["code"] == -32602
+    assert got[1]["error"]["message"] == "unknown tool"
+
+
+def test_req_status_003_engine_status_absent_when_disabled(write_config) -> None:
+    path = write_config("config_version = 1\n[status]\nenabled = false\n")
+    got = answers(cli("serve", "--config", str(path),
+                      stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
+    assert got[1]["result"]["tools"] == []
+    assert got[2]["error"]["code"] == -32602
+
+
+def test_req_status_001_engine_status_reports_states_in_identifier_order() -> None:
+    got = answers(cli("serve", stdin=lines(call(1, "engine_status"))).out)
+    result = got[1]["result"]
+    assert result["structuredContent"] == {
+        "engines": [
+            {"id": "brave", "state": "disabled", "latency_ms": None, "reason": "no_credential"},
+            {"id": "wikipedia", "state": "closed", "latency_ms": None},
+        ],
+        "notices": [], "outcome": "ok",
+    }
+    text = result["content"][0]["text"]
+    assert json.loads(text) == result["structuredContent"]
+    assert text == json.dumps(result["structuredContent"], separators=(",", ":"), sort_keys=True)
+
+
+def test_req_mcp_011_text_alone_when_structured_content_is_off(write_config) -> None:
+    path = write_config("config_version = 1\n[service]\nstructured_content = false\n")
+    got = answers(cli("serve", "--config", str(path),
+                      stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
+    assert "outputSchema" not in got[1]["result"]["tools"][0]
+    assert "structuredContent" not in got[2]["result"]
+    assert json.loads(got[2]["result"]["content"][0]["text"])["outcome"] == "ok"
+
+
+def test_invalid_arguments_are_invalid_request_naming_the_parameter() -> None:
+    got = answers(cli("serve", stdin=lines(call(1, "engine_status", {"verbose": True}))).out)
+    result = got[1]["result"]
+    assert result["isError"] is True
+    error = result["structuredContent"]["error"]
+    assert error["kind"] == "invalid_request" and error["detail"]["parameter"] == "verbose"
+
+
+def test_req_mcp_010_engine_status_rate_limit_per_minute(write_config) -> None:
+    path = write_config("config_version = 1\n[limits]\nengine_status_per_minute = 2\n")
+    got = answers(cli("serve", "--config", str(path),
+                      stdin=lines(*(call(i, "engine_status") for i in range(1, 4)))).out)
+    assert not got[1]["result"]["isError"] and not got[2]["result"]["isError"]
+    error = got[3]["result"]["structuredContent"]["error"]
+    assert error["kind"] == "unavailable" and error["detail"]["reason"] == "rate_limited"
+    assert 0 < error["detail"]["retry_after_ms"] <= 60_000
+
+
+def test_lim_o3_a_line_over_16_mib_is_dropped_and_reading_goes_on() -> None:
+    huge = b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":"' + b"a" * (
+        16 * 1024 * 1024 + 10) + b'"}}\n'
+    run = cli("serve", stdin=huge + lines(call(1, "engine_status")), timeout=120)
+    got = answers(run.out)
+    assert set(got) == {1}
+    assert "stdio_line_dropped" in run.err
+
+
+def test_malformed_line_gets_a_parse_error_and_serving_goes_on() -> None:
+    run = cli("serve", stdin=b"{not json\n" + lines(call(1, "engine_status")))
+    got = answers(run.out)
+    assert 1 in got and got[1]["result"]["isError"] is False
+
+
+def test_req_ops_002_sigterm_exits_within_shutdown_ms() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+                            env=clean_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(lines(call(1, "engine_status")))
+    proc.stdin.flush()
+    first = proc.stdout.readline()  # serving, with stdin still open
+    assert json.loads(first)["id"] == 1
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(timeout=10)
+    assert time.monotonic() - started < 3.0
+    assert code == 0
+    proc.stdin.close()
+    proc.stdout.close()
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+def test_req_ops_002_end_of_input_exits_promptly_when_nothing_is_in_flight() -> None:
+    started = time.monotonic()
+    run = cli("serve", stdin=b"")
+    assert run.code == 0 and run.out == ""
+    assert time.monotonic() - started < 5.0
