@@ -94,7 +94,6 @@ class _LineReader:
 @contextlib.contextmanager
 def _claim_stdout() -> Any:
     """The protocol's private stdout; fd 1 itself points at stderr meanwhile."""
-    sys.stdout.flush()
     private = os.dup(1)
     os.dup2(2, 1)
     try:

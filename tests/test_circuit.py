@@ -1,0 +1,98 @@
+"""The circuit breaker and the tool rate limits (REQ-RES-004, REQ-RES-005, REQ-TEST-017,
+REQ-MCP-010)."""
+
+from __future__ import annotations
+
+from rypsok.core.engines.circuit import Circuit
+from rypsok.core.ratelimit import ToolRateLimiter
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_req_test_017_opens_after_consecutive_counted_failures() -> None:
+    clock = Clock()
+    circuit = Circuit(3, 60, 900, clock)
+    for _ in range(2):
+        circuit.record_failure("timeout")
+    assert circuit.state == "closed" and circuit.admit() == "go"
+    circuit.record_success()  # a success in between resets the count
+    for _ in range(2):
+        circuit.record_failure("parse_failure")
+    assert circuit.state == "closed"
+    circuit.record_failure("blocked")
+    assert circuit.state == "open" and circuit.admit() == "skip"
+    assert circuit.transitions == ["opened"]
+
+
+def test_req_res_004_auth_and_request_failures_never_open_the_circuit() -> None:
+    circuit = Circuit(1, 60, 900, Clock())
+    for _ in range(10):
+        circuit.record_failure("auth_failure")
+        circuit.record_failure("request_failure")
+    assert circuit.state == "closed"
+
+
+def test_req_res_005_one_real_probe_after_the_cooldown_then_close() -> None:
+    clock = Clock()
+    circuit = Circuit(1, 60, 900, clock)
+    circuit.record_failure("timeout")
+    clock.now += 59.9
+    assert circuit.admit() == "skip"
+    clock.now += 0.2
+    assert circuit.state == "open"  # stays open until the first call takes the probe
+    assert circuit.admit() == "probe"
+    assert circuit.state == "half_open"
+    assert circuit.admit() == "skip"  # only one probe in flight
+    circuit.record_success()
+    assert circuit.state == "closed" and circuit.admit() == "go"
+    assert circuit.transitions == ["opened", "closed"]
+
+
+def test_req_test_017_cooldown_doubles_up_to_the_maximum() -> None:
+    clock = Clock()
+    circuit = Circuit(1, 60, 200, clock)
+    circuit.record_failure("timeout")
+    waits = []
+    for _ in range(4):
+        waits.append(round(circuit.retry_in_s() or 0))
+        clock.now += 1000
+        assert circuit.admit() == "probe"
+        circuit.record_failure("timeout")
+    assert waits == [60, 120, 200, 200]
+
+
+def test_req_test_017_retry_after_is_honoured_up_to_the_maximum() -> None:
+    clock = Clock()
+    circuit = Circuit(1, 60, 900, clock)
+    circuit.record_failure("rate_limited", retry_after_s=300)
+    assert round(circuit.retry_in_s() or 0) == 300
+    clock.now += 1000
+    circuit.admit()
+    circuit.record_failure("rate_limited", retry_after_s=100_000)
+    assert round(circuit.retry_in_s() or 0) == 900
+
+
+def test_req_mcp_010_tool_rate_limit_per_caller_sliding_minute() -> None:
+    clock = Clock()
+    limiter = ToolRateLimiter({"web_search": 2}, clock)
+    assert limiter.try_acquire("ops", "web_search") is None
+    clock.now += 10
+    assert limiter.try_acquire("ops", "web_search") is None
+    wait = limiter.try_acquire("ops", "web_search")
+    assert wait is not None and 49_000 < wait <= 50_001
+    assert limiter.try_acquire("mimlys", "web_search") is None  # another caller is not slowed
+    clock.now += 50.1
+    assert limiter.try_acquire("ops", "web_search") is None
+
+
+def test_refused_calls_are_refunded() -> None:
+    limiter = ToolRateLimiter({"web_search": 1}, Clock())
+    assert limiter.try_acquire("local", "web_search") is None
+    limiter.refund("local", "web_search")
+    assert limiter.try_acquire("local", "web_search") is None
