@@ -132,8 +132,16 @@ def test_req_ops_002_sigterm_exits_within_shutdown_ms() -> None:
     proc.stderr.close()
 
 
-def test_req_ops_002_end_of_input_exits_promptly_when_nothing_is_in_flight() -> None:
+def test_req_ops_002_end_of_input_exits_within_shutdown_ms() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO,
+                            env=clean_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(lines(call(1, "engine_status")))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1  # serving
     started = time.monotonic()
-    run = cli("serve", stdin=b"")
-    assert run.code == 0 and run.out == ""
-    assert time.monotonic() - started < 5.0
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    assert time.monotonic() - started < 3.0
+    proc.stdout.close()
