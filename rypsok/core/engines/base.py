@@ -1,13 +1,21 @@
-"""What every driver declares about its provider: the admission properties.
+"""What every driver declares about its provider, and the contract every driver keeps.
 
-These are the facts of the engine's admission record in code. The shared
-stages (configuration, selection, limits, cache) read them and never name a
-provider themselves.
+The admission properties are the facts of the engine's admission record in code. The
+shared stages (configuration, selection, limits, cache) read them and never name a
+provider themselves. `Driver` is the contract between the search pipeline and a driver;
+the helpers at the end are the parts of parsing that every API driver needs alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as _dt
+import email.utils
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 CATEGORIES: tuple[str, ...] = ("general", "news", "science", "code")
 
@@ -28,3 +36,183 @@ class Admission:
     endpoints: tuple[str, ...] = ()  # values of the `endpoint` key; () when none
     accepts_base_url: bool = False
     response_bytes: int = 0  # bound after decompression
+
+
+@dataclass(frozen=True, slots=True)
+class EngineQuery:
+    """One engine's share of a search, after validation and the secret check."""
+
+    query: str
+    category: str
+    language: str  # a configured language tag, e.g. "en", "pt-BR"
+    region: str  # two uppercase letters, e.g. "US"
+    safe_search: str  # off, moderate, strict
+    time_range: str | None  # day, week, month, year
+    count: int  # results requested (LIM-S3)
+
+
+@dataclass(frozen=True, slots=True)
+class RawResult:
+    """One result as the provider gave it; the pipeline cleans and bounds it."""
+
+    url: str
+    title: str
+    snippet: str
+    date: str | None = None  # YYYY-MM-DD when the provider supplied one
+    markup: bool = True  # title/snippet may carry markup and entities
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundRequest:
+    """A GET the pipeline sends through the engine client for a driver."""
+
+    url: str  # absolute; https, or http only on a loopback host the operator configured
+    # The driver's own, e.g. a credential header: never shown in a repr or a log.
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    max_bytes: int = 0  # bound after decompression
+
+
+class EngineFailure(Exception):
+    """A failed engine request, classified; carries no provider text."""
+
+    def __init__(self, error_class: str, retry_after_s: float | None = None) -> None:
+        super().__init__(error_class)
+        self.error_class = error_class
+        self.retry_after_s = retry_after_s
+
+
+# -- The driver contract ---------------------------------------------------------------------
+
+SkipReason = Literal["language", "time_range", "query_too_long"]
+
+# REQ-ENG-006: every failed engine request is exactly one of these.
+ERROR_CLASSES: tuple[str, ...] = (
+    "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure",
+)
+
+HeaderLookup = Callable[[str], str | None]
+"""A response header by name, matched without regard to case (drivers ask in lower case);
+None when absent. `net.client.Response.header` is one; `header_lookup` builds one."""
+
+
+class Driver(Protocol):
+    """What the pipeline asks of an engine driver (REQ-ENG-001, REQ-ENG-005).
+
+    A driver is built once per configured engine from its `EngineSettings` and is used
+    concurrently (REQ-ENG-002): its methods keep no state between calls. It never does I/O;
+    the pipeline sends the request through the engine client and hands the answer back.
+    """
+
+    @property
+    def admission(self) -> Admission: ...
+
+    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+        """Why this engine cannot honour the query, or None when it can."""
+        ...
+
+    def request(self, query: EngineQuery) -> OutboundRequest:
+        """The GET to send, with every parameter; only for a query that is not skipped."""
+        ...
+
+    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+        """Results of a provider answer; raises `EngineFailure` for every failure.
+
+        An empty list is an empty answer, not a failure. A timeout is the pipeline's to
+        classify: the driver only sees answers that arrived.
+        """
+        ...
+
+
+# -- Helpers the drivers share ---------------------------------------------------------------
+
+
+def header_lookup(fields: Mapping[str, str] | Iterable[tuple[str, str]]) -> HeaderLookup:
+    """A `HeaderLookup` over response header fields, matched without regard to case."""
+    pairs = fields.items() if isinstance(fields, Mapping) else fields
+    joined: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        joined[key] = f"{joined[key]}, {value}" if key in joined else value
+
+    def lookup(name: str) -> str | None:
+        return joined.get(name.lower())
+
+    return lookup
+
+
+def query_too_long(admission: Admission, query: str) -> bool:
+    """The record's query bounds: characters (code points) and, where set, words."""
+    if len(query) > admission.max_query_chars:
+        return True
+    return admission.max_query_words is not None and len(query.split()) > admission.max_query_words
+
+
+def load_json(body: bytes) -> object:
+    """The body as JSON, or `EngineFailure("parse_failure")`.
+
+    The failure is raised outside the `except` block on purpose: a JSONDecodeError holds the
+    whole body in `.doc`, and an implicit `__context__` would carry provider text out of the
+    driver with the classification (REQ-ENG-006).
+    """
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        pass
+    raise EngineFailure("parse_failure")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text(value: object) -> str | None:
+    """A JSON string as text safe to encode: lone surrogates (legal in JSON escapes, illegal
+    in UTF-8) become U+FFFD so later encoding cannot fail on provider data."""
+    if not isinstance(value, str):
+        return None
+    # json.loads already joined every valid pair: a surrogate left over is a lone one.
+    return _SURROGATE.sub("\ufffd", value)
+
+
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:$|[Tt ])")
+
+
+def date_part(value: object) -> str | None:
+    """YYYY-MM-DD from an ISO 8601 date or date-time, its own clock (no time-zone shift);
+    None when the value is absent or not a real date."""
+    if not isinstance(value, str):
+        return None
+    match = _DATE.match(value)
+    if match is None:
+        return None
+    try:
+        _dt.date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
+    return f"{match[1]}-{match[2]}-{match[3]}"
+
+
+_SECONDS = re.compile(r"\d{1,10}")
+
+
+def delay_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from a Retry-After value: delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+
+    A list ("1, 1419704", as rate-limit headers send one number per window) gives its first
+    number. None when the value says nothing usable.
+    """
+    if value is None:
+        return None
+    first = value.split(",", 1)[0].strip()
+    if _SECONDS.fullmatch(first):
+        return float(first)
+    return _seconds_until(value.strip(), time.time() if now is None else now)
+
+
+def _seconds_until(http_date: str, now: float) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(http_date)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP-date is always GMT
+        when = when.replace(tzinfo=_dt.UTC)
+    return max(0.0, when.timestamp() - now)

@@ -1,9 +1,33 @@
-"""Brave Search API: admission properties of the record."""
+"""Brave Search API: admission properties of the record, and the driver.
+
+Two endpoints share one driver: `web` reads `web.results` (the `news` cluster a web answer
+may carry is not web results and is ignored) and `news` reads the top-level `results`
+(clarifications.md, "Brave, news endpoint shape").
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+from urllib.parse import quote, urlencode
+
 from rypsok.core import limits
-from rypsok.core.engines.base import Admission
+from rypsok.core.engines.base import (
+    Admission,
+    EngineFailure,
+    EngineQuery,
+    HeaderLookup,
+    OutboundRequest,
+    RawResult,
+    SkipReason,
+    date_part,
+    delay_seconds,
+    load_json,
+    query_too_long,
+    text,
+)
+
+if TYPE_CHECKING:
+    from rypsok.core.config.settings import EngineSettings
 
 ADMISSION = Admission(
     driver="brave",
@@ -20,3 +44,174 @@ ADMISSION = Admission(
     endpoints=("web", "news"),
     response_bytes=limits.default("LIM-E1"),
 )
+
+HOST = "api.search.brave.com"
+_PATHS = {"web": "/res/v1/web/search", "news": "/res/v1/news/search"}
+MAX_COUNT = 20  # the record: count is at most 20
+_FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+
+# search_lang values the provider lists. Most are the primary subtag; the exceptions are
+# handled in `search_lang` (clarifications.md, "Brave, search_lang").
+_SEARCH_LANGS = frozenset({
+    "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "en-gb", "es", "et", "eu", "fi",
+    "fr", "gl", "gu", "he", "hi", "hr", "hu", "is", "it", "jp", "kn", "ko", "lt", "lv", "ml",
+    "mr", "ms", "nb", "nl", "pa", "pl", "pt-br", "pt-pt", "ro", "ru", "sk", "sl", "sr", "sv",
+    "ta", "te", "th", "tr", "uk", "vi", "zh-hans", "zh-hant",
+})
+
+# Languages Brave lists only as regional or script variants: a region or script subtag of
+# the tag picks one; a bare tag goes by the configured region; otherwise the default.
+_VARIANTS: dict[str, tuple[dict[str, str], str]] = {
+    "zh": ({"hans": "zh-hans", "cn": "zh-hans", "sg": "zh-hans",
+            "hant": "zh-hant", "tw": "zh-hant", "hk": "zh-hant", "mo": "zh-hant"}, "zh-hans"),
+    "pt": ({"br": "pt-br", "pt": "pt-pt"}, "pt-pt"),
+    "en": ({"gb": "en-gb"}, "en"),
+}
+_ALIASES = {"ja": "jp", "no": "nb"}  # the provider's code differs from the ISO 639-1 one
+
+# country values the provider lists; another region is searched as ALL rather than sent
+# as a value the API refuses with 422 VALIDATION.
+_COUNTRIES = frozenset({
+    "AR", "AT", "AU", "BE", "BR", "CA", "CH", "CL", "CN", "DE", "DK", "ES", "FI", "FR", "GB",
+    "GR", "HK", "ID", "IN", "IT", "JP", "KR", "MX", "MY", "NL", "NO", "NZ", "PH", "PL", "PT",
+    "RU", "SA", "SE", "TR", "TW", "US", "ZA",
+})
+
+# 422 codes that mean the token, not the request (clarifications.md, "Brave, a wrong or
+# expired key"): a wrong or expired token, and a missing one.
+_AUTH_422 = frozenset({"SUBSCRIPTION_TOKEN_INVALID", "VALIDATION"})
+
+
+def search_lang(language: str, region: str) -> str | None:
+    """Brave's search_lang for a language tag; None when Brave does not list the language."""
+    primary, *rest = language.lower().split("-")
+    if primary in _VARIANTS:
+        choices, default = _VARIANTS[primary]
+        picks = rest if rest else [region.lower()]
+        return next((choices[p] for p in picks if p in choices), default)
+    code = _ALIASES.get(primary, primary)
+    return code if code in _SEARCH_LANGS else None
+
+
+def country(region: str) -> str:
+    return region if region in _COUNTRIES else "ALL"
+
+
+class BraveDriver:
+    """The brave driver type: one instance per configured engine, stateless per call."""
+
+    admission: Admission
+
+    def __init__(self, settings: EngineSettings) -> None:
+        self.admission = ADMISSION
+        self._endpoint = settings.endpoint or "web"
+        if self._endpoint not in _PATHS:
+            raise ValueError(f"the brave driver has no endpoint {self._endpoint!r}")
+        self._credential = settings.credential
+
+    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+        if search_lang(query.language, query.region) is None:
+            return "language"
+        if query.time_range is not None and query.time_range not in _FRESHNESS:
+            return "time_range"
+        if query_too_long(self.admission, query.query):
+            return "query_too_long"
+        return None
+
+    def request(self, query: EngineQuery) -> OutboundRequest:
+        lang = search_lang(query.language, query.region)
+        if lang is None:
+            raise ValueError("Brave does not list this language: ask skip_reason first")
+        if self._credential is None:
+            # An engine without its key is inactive and never asked; should one be asked,
+            # no request goes out without the token.
+            raise EngineFailure("auth_failure")
+        params = {
+            "q": query.query,
+            "count": str(max(1, min(query.count, MAX_COUNT))),
+            "search_lang": lang,
+            "country": country(query.region),
+            "safesearch": query.safe_search,
+        }
+        if query.time_range is not None:
+            params["freshness"] = _FRESHNESS[query.time_range]
+        return OutboundRequest(
+            # The host is fixed: the token is only ever sent to Brave's own origin.
+            url=f"https://{HOST}{_PATHS[self._endpoint]}?{urlencode(params, quote_via=quote)}",
+            headers=(
+                ("Accept", "application/json"),
+                ("X-Subscription-Token", self._credential.reveal()),
+            ),
+            max_bytes=self.admission.response_bytes,
+        )
+
+    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+        _check_status(status, header, body)
+        answer = load_json(body)
+        if not isinstance(answer, dict):
+            raise EngineFailure("parse_failure")
+        items = self._items(answer)
+        results = [r for r in map(_result, items) if r is not None]
+        if items and not results:
+            raise EngineFailure("parse_failure")  # results in a shape we do not know: drift
+        return results
+
+    def _items(self, answer: dict[str, object]) -> list[object]:
+        """The endpoint's result list; an answer without its section found nothing."""
+        section: object = answer if self._endpoint == "news" else answer.get("web")
+        if section is None:
+            return []
+        if not isinstance(section, dict):
+            raise EngineFailure("parse_failure")
+        items = section.get("results", [])
+        if not isinstance(items, list):
+            raise EngineFailure("parse_failure")
+        return items
+
+
+def _check_status(status: int, header: HeaderLookup, body: bytes) -> None:
+    """The record's classes by status; a 2xx answer goes on to be parsed."""
+    if 200 <= status < 300:
+        return
+    if status == 429:
+        delay = delay_seconds(header("retry-after"))
+        if delay is None:
+            delay = delay_seconds(header("x-ratelimit-reset"))
+        raise EngineFailure("rate_limited", delay)
+    if status in (401, 403):
+        raise EngineFailure("auth_failure")
+    if status == 422 and _error_code(body) in _AUTH_422:
+        raise EngineFailure("auth_failure")
+    raise EngineFailure("request_failure")
+
+
+def _error_code(body: bytes) -> str | None:
+    """`error.code` of Brave's ErrorResponse; None when the body is not one."""
+    try:
+        answer = load_json(body)
+    except EngineFailure:
+        return None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) else None
+
+
+def _result(item: object) -> RawResult | None:
+    """One result as a raw result; None without a URL.
+
+    The description keeps Brave's `<strong>` marks; cleaning is the pipeline's
+    (REQ-ENG-012). page_age carries no time zone: its date part is the date.
+    """
+    if not isinstance(item, dict):
+        return None
+    url = text(item.get("url"))
+    title = text(item.get("title"))
+    if not url or title is None:
+        return None
+    return RawResult(
+        url=url,
+        title=title,
+        snippet=text(item.get("description")) or "",
+        date=date_part(item.get("page_age")),
+        markup=True,
+    )

@@ -1,0 +1,1 @@
+"""The search pipeline's pure stages: URL normalization, deduplication and ranking."""

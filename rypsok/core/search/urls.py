@@ -1,0 +1,438 @@
+"""Result URLs: the URL returned to the caller and the comparison key.
+
+Pure functions, no I/O. Everything that decides what a result URL becomes
+lives in this file (REQ-RANK-002, REQ-RANK-003, REQ-CTX-006):
+
+* ``normalize(url)`` either drops the URL with a reason from the notice
+  vocabulary (``url_too_long``, ``url_invalid``) or returns the URL shown to
+  the caller and the key results are merged by.
+* The returned URL is the engine's text with exactly two edits: known
+  tracking parameters leave the query (the query is rebuilt only when one
+  did), and a host name with non-ASCII labels gets those labels in their
+  IDNA ASCII form. Any other byte is the engine's.
+* The comparison key is derived from the returned URL and is never shown nor
+  fetched. Its rules are listed on ``_comparison_key`` and in docs/ranking.md.
+
+``refuses_host`` is a stand-in for the egress policy's judgment of a host
+(REQ-RANK-003: "a host that web_fetch would accept"); the egress component
+replaces it when it lands.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from rypsok.core import limits
+from rypsok.core.net.hostname import HostNameError, to_ascii
+
+URL_MAX_CHARS: Final = limits.default("LIM-F9")
+
+DropReason = Literal["url_invalid", "url_too_long"]
+
+#: Query parameter names removed from returned URLs and keys, compared exactly
+#: (case-sensitive) after unreserved percent-escapes in the name are decoded.
+#: Only click identifiers and campaign tags that never select content.
+TRACKING_PARAMETERS: Final[frozenset[str]] = frozenset({
+    "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "_gl",  # Google Ads / linker
+    "fbclid",  # Meta
+    "msclkid",  # Microsoft Ads
+    "mc_cid", "mc_eid",  # Mailchimp
+    "yclid", "ysclid",  # Yandex
+    "_hsenc", "_hsmi", "__hssc", "__hstc", "__hsfp", "hsCtaTracking",  # HubSpot
+    "igshid",  # Instagram
+    "twclid",  # X / Twitter
+    "ttclid",  # TikTok
+    "li_fat_id",  # LinkedIn
+    "mkt_tok",  # Marketo
+    "_openstat",  # Openstat
+    "oly_anon_id", "oly_enc_id",  # Omeda
+    "vero_id", "vero_conv",  # Vero
+})
+#: Every parameter whose name starts with this prefix is a campaign tag.
+TRACKING_PREFIX: Final = "utm_"
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_DEFAULT_PORT: Final = {"http": 80, "https": 443}
+_PORT = re.compile(r"[0-9]{0,5}")
+_DECIMAL = re.compile(r"[0-9]+")
+_OCTAL = re.compile(r"0[0-7]*")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_HEXDIGITS: Final = frozenset("0123456789abcdefABCDEF")
+_UNRESERVED: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+)
+# Characters a URI may carry as they are (RFC 3986 unreserved, gen-delims,
+# sub-delims); everything else is percent-encoded in the key.
+_URI_CHARS: Final = _UNRESERVED | frozenset(":/?#[]@!$&'()*+,;=")
+_REFUSED_SUFFIXES: Final = (".local", ".internal", ".arpa", ".localhost")
+_NAT64: Final = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("64:ff9b:1::/48"),
+)
+_IPV4_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+@dataclass(frozen=True, slots=True)
+class NormalUrl:
+    """A URL that may be shown: what the caller sees, and what results merge by."""
+
+    url: str  # returned URL (REQ-RANK-003)
+    key: str  # comparison key (REQ-RANK-002): never returned, never fetched
+    https: bool  # the scheme is https (the form shown when http and https merge)
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedUrl:
+    """A URL that is not shown; the reason is a results_dropped notice reason."""
+
+    reason: DropReason
+
+
+UrlResult = NormalUrl | DroppedUrl
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    scheme: str  # as written
+    host: str  # as written, brackets included for IPv6
+    port: str | None  # digits as written, "" for "host:", None without a colon
+    path: str
+    query: str | None  # without "?"; None when there is no "?"
+    fragment: str | None  # without "#"
+
+
+def normalize(url: str) -> UrlResult:
+    """The returned URL and comparison key of an engine's URL, or why it is dropped.
+
+    Never raises. Length is checked first (LIM-F9 in Unicode scalar values),
+    on the engine's text and again on the returned URL, which an IDNA host
+    can make longer.
+    """
+    if len(url) > URL_MAX_CHARS:
+        return DroppedUrl("url_too_long")
+    parts = _split(url)
+    if parts is None:
+        return DroppedUrl("url_invalid")
+    judged = _judge_host(parts.host)
+    if judged is None:
+        return DroppedUrl("url_invalid")
+    key_host, shown_host = judged
+    query = parts.query if parts.query is None else _without_tracking(parts.query)
+    shown = _join(parts.scheme, shown_host, parts.port, parts.path, query, parts.fragment)
+    if len(shown) > URL_MAX_CHARS:
+        return DroppedUrl("url_too_long")
+    scheme = parts.scheme.lower()
+    return NormalUrl(
+        url=shown,
+        key=_comparison_key(scheme, key_host, parts.port, parts.path, query),
+        https=scheme == "https",
+    )
+
+
+def _comparison_key(
+    scheme: str, host: str, port: str | None, path: str, query: str | None
+) -> str:
+    """The comparison key of a returned URL's parts (REQ-RANK-002).
+
+    Rules, each one that keeps resource identity:
+
+    * http and https share one key: the scheme is left out (the book merges the
+      two forms of one resource and shows https), but the port is kept whenever
+      it is not the scheme's default, so ``http://h:443/`` and ``https://h/``
+      stay apart.
+    * The host is lower-cased ASCII without the root dot; an address literal is
+      written canonically (dotted decimal, compressed IPv6 in brackets).
+    * The default port (80 for http, 443 for https) and an empty port are removed.
+    * The fragment is removed. Tracking parameters are already gone.
+    * An empty path is ``/`` (the same request target in HTTP).
+    * Percent-encoding: escapes of unreserved characters are decoded, other
+      escapes get upper-case hex digits, characters outside the URI character
+      set (non-ASCII as UTF-8) are percent-encoded. A ``%`` not followed by two
+      hex digits stays as it is.
+    * Nothing else: no ``www.`` folding, no dot-segment removal, no trailing
+      slash change, no parameter sorting, no ``+`` to ``%20``.
+    """
+    default = _DEFAULT_PORT[scheme]
+    number = int(port) if port else default
+    shown_port = "" if number == default else f":{number}"
+    key = f"//{host}{shown_port}{_normal_escapes(path) or '/'}"
+    if query is not None:
+        key += "?" + _normal_escapes(query)
+    return key
+
+
+def refuses_host(host: str) -> bool:
+    """True when web_fetch would refuse this URL host (brackets around IPv6).
+
+    A stand-in for the egress policy's judgment until it exists: malformed
+    names, ``localhost`` and single labels, ``*.local``, ``*.internal``,
+    ``*.arpa``, ``*.localhost``, and address literals (in any IPv4 notation a
+    browser reads) that are not globally routable unicast addresses.
+    """
+    return _judge_host(host) is None
+
+
+# -- splitting ---------------------------------------------------------------
+
+
+def _split(url: str) -> _Parts | None:
+    """The parts of an absolute http(s) URL with an authority, or None."""
+    # Whitespace, controls, format characters (bidi, zero-width), surrogates,
+    # private-use and unassigned code points make no valid URL, and would be
+    # removed from any other external text (REQ-SEC-015): refuse, never rewrite.
+    if any(unicodedata.category(ch)[0] in "CZ" for ch in url):
+        return None
+    match = _SCHEME.match(url)
+    if match is None or match.group(1).lower() not in _DEFAULT_PORT:
+        return None
+    rest = url[match.end():]
+    if not rest.startswith("//"):
+        return None
+    rest = rest[2:]
+    end = len(rest)
+    for delimiter in "/?#":
+        found = rest.find(delimiter)
+        if found != -1:
+            end = min(end, found)
+    authority, tail = rest[:end], rest[end:]
+    if "@" in authority:  # userinfo: credentials are never shown
+        return None
+    host_port = _split_authority(authority)
+    if host_port is None:
+        return None
+    host, port = host_port
+    fragment: str | None = None
+    if "#" in tail:
+        tail, fragment = tail.split("#", 1)
+    query: str | None = None
+    if "?" in tail:
+        tail, query = tail.split("?", 1)
+    return _Parts(match.group(1), host, port, tail, query, fragment)
+
+
+def _split_authority(authority: str) -> tuple[str, str | None] | None:
+    if authority.startswith("["):
+        close = authority.find("]")
+        if close == -1:
+            return None
+        host, after = authority[: close + 1], authority[close + 1:]
+        if not after:
+            return host, None
+        if not after.startswith(":"):
+            return None
+        port: str | None = after[1:]
+    else:
+        host, colon, port = authority.partition(":")
+        if not colon:
+            port = None
+    if port is not None and (
+        not _PORT.fullmatch(port) or (port and not 1 <= int(port) <= 65535)
+    ):
+        return None
+    return host, port
+
+
+def _join(
+    scheme: str, host: str, port: str | None, path: str, query: str | None,
+    fragment: str | None,
+) -> str:
+    out = f"{scheme}://{host}"
+    if port is not None:
+        out += ":" + port
+    out += path
+    if query is not None:
+        out += "?" + query
+    if fragment is not None:
+        out += "#" + fragment
+    return out
+
+
+# -- tracking parameters -----------------------------------------------------
+
+
+def is_tracking_parameter(name: str) -> bool:
+    """True for a query parameter name on the tracking list (as written in a URL)."""
+    decoded = _decode_unreserved(name)
+    return decoded.startswith(TRACKING_PREFIX) or decoded in TRACKING_PARAMETERS
+
+
+def _without_tracking(query: str) -> str | None:
+    """The query without tracking parameters; untouched when none is there.
+
+    When one is removed the query is rebuilt from the remaining parameters,
+    each with its text as written, joined by ``&``; empty segments go, and a
+    query left empty loses its ``?`` (None).
+    """
+    segments = query.split("&")
+    kept = [s for s in segments if not is_tracking_parameter(s.split("=", 1)[0])]
+    if len(kept) == len(segments):
+        return query
+    kept = [s for s in kept if s]
+    return "&".join(kept) if kept else None
+
+
+# -- percent-encoding --------------------------------------------------------
+
+
+def _escape_at(text: str, i: int) -> int | None:
+    """The byte of a well-formed %XX escape at text[i], else None."""
+    if (
+        text[i] == "%" and i + 2 < len(text)
+        and text[i + 1] in _HEXDIGITS and text[i + 2] in _HEXDIGITS
+    ):
+        return int(text[i + 1: i + 3], 16)
+    return None
+
+
+def _decode_unreserved(text: str) -> str:
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        byte = _escape_at(text, i)
+        if byte is not None and chr(byte) in _UNRESERVED:
+            out.append(chr(byte))
+            i += 3
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _normal_escapes(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        byte = _escape_at(text, i)
+        if byte is not None:
+            out.append(chr(byte) if chr(byte) in _UNRESERVED else f"%{byte:02X}")
+            i += 3
+            continue
+        if ch in _URI_CHARS or ch == "%":
+            out.append(ch)
+        else:
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8"))
+        i += 1
+    return "".join(out)
+
+
+# -- hosts ---------------------------------------------------------------------
+
+
+def _judge_host(host: str) -> tuple[str, str] | None:
+    """(key form, shown form) of an acceptable host, or None when refused."""
+    if host.startswith("["):
+        inner = host[1:-1]
+        if not host.endswith("]") or "%" in inner:  # no zone identifiers
+            return None
+        try:
+            address6 = ipaddress.IPv6Address(inner)
+        except ValueError:
+            return None
+        if not _global_address(address6):
+            return None
+        return f"[{address6.compressed}]", host
+    if host.isascii() and _ends_in_number(host):
+        address4 = _ipv4(host)
+        if address4 is None or not _global_address(address4):
+            return None
+        # 010.8.8.8 is 8.8.8.8 to a browser but 10.8.8.8 to readers that take
+        # leading zeros as decimal: both readings must pass.
+        decimal = _ipv4_leading_zeros_decimal(host)
+        if decimal is not None and not _global_address(decimal):
+            return None
+        return str(address4), host
+    try:
+        name = to_ascii(host)
+    except HostNameError:
+        return None
+    if "." not in name or name == "localhost" or name.endswith(_REFUSED_SUFFIXES):
+        return None
+    return name, _shown_name(host, name)
+
+
+def _shown_name(host: str, name: str) -> str:
+    """The host as written, with each non-ASCII label in its ASCII form."""
+    if host.isascii():
+        return host
+    root = host.endswith(".")
+    written = (host[:-1] if root else host).split(".")
+    ascii_labels = name.split(".")  # to_ascii keeps one label per written label
+    shown = [w if w.isascii() else a for w, a in zip(written, ascii_labels, strict=True)]
+    return ".".join(shown) + ("." if root else "")
+
+
+def _ends_in_number(host: str) -> bool:
+    """The URL Standard's test for a host that must parse as IPv4."""
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    last = labels[-1]
+    return bool(_DECIMAL.fullmatch(last)) or _ipv4_number(last) is not None
+
+
+def _ipv4_number(text: str) -> int | None:
+    if text[:2] in ("0x", "0X"):
+        digits = text[2:]
+        if not digits:  # "0x" alone is zero in the URL Standard
+            return 0
+        return int(digits, 16) if _HEX.fullmatch(digits) else None
+    if len(text) > 1 and text.startswith("0"):
+        return int(text, 8) if _OCTAL.fullmatch(text) else None
+    return int(text) if _DECIMAL.fullmatch(text) else None
+
+
+def _ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """An IPv4 literal in any notation a browser reads (decimal, octal, hex, 1-4 parts)."""
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    if len(labels) > 4 or any(len(label) > 40 for label in labels):
+        return None
+    numbers = [_ipv4_number(label) for label in labels]
+    values = [n for n in numbers if n is not None]
+    if len(values) != len(numbers):
+        return None
+    *head, last = values
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(values)):
+        return None
+    value = last
+    for position, n in enumerate(head):
+        value += n << (8 * (3 - position))
+    return ipaddress.IPv4Address(value)
+
+
+def _ipv4_leading_zeros_decimal(host: str) -> ipaddress.IPv4Address | None:
+    """The other reading of a dotted-decimal quad with leading zeros, if any."""
+    labels = host.removesuffix(".").split(".")
+    if len(labels) != 4 or not all(_DECIMAL.fullmatch(label) for label in labels):
+        return None
+    if not any(len(label) > 1 and label.startswith("0") for label in labels):
+        return None
+    values = [int(label, 10) for label in labels]
+    if any(v > 255 for v in values):
+        return None
+    return ipaddress.IPv4Address(".".join(str(v) for v in values))
+
+
+def _global_address(address: Address) -> bool:
+    """A globally routable unicast address; embedded IPv4 forms judged by their IPv4."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return _global_address(address.ipv4_mapped)
+        if address.sixtofour is not None:
+            return _global_address(address.sixtofour)
+        if (
+            address.is_site_local or address in _IPV4_COMPATIBLE
+            or any(address in net for net in _NAT64)
+        ):
+            return False
+    return address.is_global and not address.is_multicast
