@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 
 from rypsok.core.config import Config, ConfigError, load
@@ -11,7 +12,7 @@ from rypsok.core.telemetry import log
 TRUST_STORE_FAILED = "the HTTP client could not be built"
 
 
-def prepare(cli_path: str | None, env: Mapping[str, str]) -> Config | None:
+def prepare(cli_path: str | None, env: Mapping[str, str]) -> tuple[Config, ssl.SSLContext] | None:
     """The configuration, with start-up events logged; None when serve must stop."""
     try:
         config = load(cli_path, env)
@@ -20,7 +21,7 @@ def prepare(cli_path: str | None, env: Mapping[str, str]) -> Config | None:
             log.error("config_invalid", message=problem.render())
         return None
     try:
-        client_context(env)
+        tls = client_context(env)
     except TrustStoreError as exc:
         log.error("startup_failed", message=f"{TRUST_STORE_FAILED}: {exc}")
         return None
@@ -34,13 +35,14 @@ def prepare(cli_path: str | None, env: Mapping[str, str]) -> Config | None:
     if config.logging.log_queries:
         log.warn("log_queries_enabled",
                  message="query text is written to debug events; turn it off after diagnosis")
-    return config
+    return config, tls
 
 
 def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> int:
-    config = prepare(cli_path, env)
-    if config is None:
+    prepared = prepare(cli_path, env)
+    if prepared is None:
         return 1
+    config, tls = prepared
     if transport == "http":
         log.error("transport_unavailable", transport=transport,
                   message="this build does not serve Streamable HTTP yet; use --transport stdio")
@@ -48,4 +50,4 @@ def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> i
     from rypsok.core.facade import Rypsok
     from rypsok.protocol.stdio import run
 
-    return run(Rypsok.from_config(config))
+    return run(Rypsok.from_config(config, tls=tls))

@@ -28,7 +28,7 @@ def test_req_mcp_006_handshake_revision_is_served_on_the_same_stdin() -> None:
                                    call(2, "engine_status", modern=False)))
     got = answers(run.out)
     assert got[0]["result"]["serverInfo"]["name"] == "rypsok"
-    assert [t["name"] for t in got[1]["result"]["tools"]] == ["engine_status"]
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "engine_status"]
     assert got[2]["result"]["isError"] is False
 
 
@@ -36,9 +36,10 @@ def test_req_mcp_009_annotations_and_deterministic_order() -> None:
     first = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
     second = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
     assert first[1]["result"]["tools"] == second[1]["result"]["tools"]
-    status = first[1]["result"]["tools"][0]
+    search, status = first[1]["result"]["tools"]
     assert status["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
                                      "idempotentHint": True, "openWorldHint": False}
+    assert search["annotations"] == dict(status["annotations"], openWorldHint=True)
 
 
 def test_unknown_tool_is_a_json_rpc_invalid_params_error() -> None:
@@ -51,7 +52,7 @@ def test_req_status_003_engine_status_absent_when_disabled(write_config) -> None
     path = write_config("config_version = 1\n[status]\nenabled = false\n")
     got = answers(cli("serve", "--config", str(path),
                       stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
-    assert got[1]["result"]["tools"] == []
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search"]
     assert got[2]["error"]["code"] == -32602
 
 
@@ -74,7 +75,7 @@ def test_req_mcp_011_text_alone_when_structured_content_is_off(write_config) -> 
     path = write_config("config_version = 1\n[service]\nstructured_content = false\n")
     got = answers(cli("serve", "--config", str(path),
                       stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
-    assert "outputSchema" not in got[1]["result"]["tools"][0]
+    assert all("outputSchema" not in t for t in got[1]["result"]["tools"])
     assert "structuredContent" not in got[2]["result"]
     assert json.loads(got[2]["result"]["content"][0]["text"])["outcome"] == "ok"
 

@@ -2,24 +2,46 @@
 
 Protocol adapters call these and nothing below them (REQ-MAIN-002). Each
 call runs in a call scope (request_id, caller), is rate-limited per caller,
-and ends with a response or a ToolError.
+ends within its maximum (LIM-S7 for a search), and ends with exactly one
+response or one ToolError.
 """
 
 from __future__ import annotations
 
+import ssl
 import time
+from collections.abc import Mapping
+from typing import Any
 
+import anyio
+
+from rypsok.core import limits
 from rypsok.core.config.settings import Config
 from rypsok.core.engines.health import HealthRegistry
-from rypsok.core.model import StatusResponse, rate_limited
+from rypsok.core.engines.limiter import ProviderLimiter
+from rypsok.core.engines.registry import driver_for
+from rypsok.core.model import (
+    SearchResponse,
+    StatusResponse,
+    ToolError,
+    rate_limited,
+    search_deadline,
+)
+from rypsok.core.net.client import EngineClient, user_agent
+from rypsok.core.net.tls import client_context
 from rypsok.core.ratelimit import ToolRateLimiter
+from rypsok.core.search.pipeline import SearchService
+from rypsok.core.search.request import search_request
 from rypsok.core.telemetry import call_scope, log
 
 LOCAL_CALLER = "local"
+# Refusals that come before any outbound request do not use the tool's budget.
+_REFUNDED = frozenset({"invalid_request", "denied"})
 
 
 class Rypsok:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, tls: ssl.SSLContext | None = None,
+                 client: EngineClient | None = None) -> None:
         self.config = config
         self.health = HealthRegistry(config)
         lim = config.limits
@@ -28,24 +50,72 @@ class Rypsok:
             "web_fetch": lim.web_fetch_per_minute,
             "engine_status": lim.engine_status_per_minute,
         })
+        self.client = client or EngineClient(
+            tls=tls or client_context(), user_agent=user_agent(config.service.user_agent_contact),
+            proxy=config.egress.proxy,
+        )
+        active = [e for e in config.engines if e.active]
+        drivers = {e.id: driver_for(e) for e in active}
+        limiters = {
+            e.id: ProviderLimiter(e.admission.rate_per_minute, e.admission.burst,
+                                  min(lim.per_engine_in_flight, e.admission.concurrency))
+            for e in active
+        }
+        self.searches = SearchService(config, self.health, self.client, drivers, limiters)
 
     @classmethod
-    def from_config(cls, config: Config) -> Rypsok:
-        return cls(config)
+    def from_config(cls, config: Config, *, tls: ssl.SSLContext | None = None) -> Rypsok:
+        return cls(config, tls=tls)
+
+    async def search(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
+                     ) -> SearchResponse:
+        """web_search: validated, checked for secrets, then asked of the engines.
+
+        Returns within LIM-S7 of the call's start; raises ToolError otherwise.
+        """
+        with call_scope(caller):
+            started = time.monotonic()
+            outcome = "error"
+            try:
+                self._admit(caller, "web_search")
+                try:
+                    request = search_request(self.config, arguments)
+                    maximum = (self.config.search.deadline_ms + limits.default("LIM-S7")) / 1000
+                    with anyio.move_on_after(maximum) as scope:
+                        response = await self.searches.search(request)
+                    if scope.cancelled_caught:
+                        raise search_deadline()
+                except ToolError as error:
+                    if error.kind in _REFUNDED:
+                        self.rate.refund(caller, "web_search")
+                    raise
+                outcome = response.outcome
+                return response
+            except ToolError as error:
+                outcome = f"{error.kind}:{error.detail.get('reason', error.kind)}"
+                raise
+            finally:
+                log.info("call", tool="web_search", outcome=outcome, latency_ms=_ms(started))
 
     async def status(self, caller: str = LOCAL_CALLER) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13)."""
         with call_scope(caller):
             started = time.monotonic()
-            wait_ms = self.rate.try_acquire(caller, "engine_status")
-            if wait_ms is not None:
-                log.info("call", tool="engine_status", outcome="rate_limited",
+            try:
+                self._admit(caller, "engine_status")
+            except ToolError:
+                log.info("call", tool="engine_status", outcome="unavailable:rate_limited",
                          latency_ms=_ms(started))
-                raise rate_limited("engine_status", wait_ms)
+                raise
             response = StatusResponse(self.health.reports())
             log.info("call", tool="engine_status", outcome=response.outcome,
                      latency_ms=_ms(started))
             return response
+
+    def _admit(self, caller: str, tool: str) -> None:
+        wait_ms = self.rate.try_acquire(caller, tool)
+        if wait_ms is not None:
+            raise rate_limited(tool, wait_ms)
 
 
 def _ms(started: float) -> int:

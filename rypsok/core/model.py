@@ -127,11 +127,69 @@ def rate_limited(tool: str, retry_after_ms: int) -> ToolError:
     )
 
 
+def secret_in_query(kind: str, position: int) -> ToolError:
+    return ToolError(
+        "denied",
+        f"the query looks like it carries a secret ({kind}) at character {position}; "
+        "remove it and search again",
+        {"reason": "secret_in_query", "kind": kind, "position": position},
+    )
+
+
+def no_engine(category: str) -> ToolError:
+    return ToolError(
+        "unavailable",
+        f"no engine can answer the category {category} now; try another category",
+        {"reason": "no_engine"},
+    )
+
+
+def all_failed() -> ToolError:
+    return ToolError("unavailable", "every engine asked failed; retry later",
+                     {"reason": "all_failed"})
+
+
+def search_deadline() -> ToolError:
+    return ToolError("unavailable", "no engine answered before the deadline; retry later",
+                     {"reason": "deadline"})
+
+
 def _bounded(text: str) -> str:
     return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
 
 
 # -- responses ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    title: str
+    url: str
+    snippet: str
+    date: str | None = None
+    engines: tuple[str, ...] | None = None  # only with attribution
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"title": self.title, "url": self.url, "snippet": self.snippet}
+        if self.date is not None:
+            out["date"] = self.date
+        if self.engines is not None:
+            out["engines"] = list(self.engines)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    outcome: Outcome
+    notices: tuple[Notice, ...]
+    results: tuple[SearchResult, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notices": [n.to_json() for n in self.notices],
+            "outcome": self.outcome,
+            "results": [r.to_json() for r in self.results],
+        }
 
 
 @dataclass(frozen=True, slots=True)

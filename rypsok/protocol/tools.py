@@ -14,14 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rypsok.core.config.settings import Config
-from rypsok.core.model import (
-    ToolError,
-    invalid_choice,
-    invalid_kind,
-    invalid_range,
-    missing_parameter,
-    unknown_parameter,
-)
+from rypsok.core.model import ToolError, unknown_parameter
+from rypsok.core.search.request import TIME_RANGES
 
 # Normative texts (external design §2 and §3), code marks as the book's source has them.
 INSTRUCTIONS: Final = (
@@ -41,7 +35,6 @@ DESCRIPTIONS: Final = {
 TITLES: Final = {"web_search": "Web search", "web_fetch": "Read a web page",
                  "engine_status": "Engine status"}
 ORDER: Final = ("web_search", "web_fetch", "engine_status")
-TIME_RANGES: Final = ("day", "week", "month", "year")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,53 +164,11 @@ def budget_characters(tools: list[ToolDefinition]) -> int:
 # -- argument validation: every argument checked before any work (REQ-MCP-004) ----------------
 
 
-@dataclass(frozen=True, slots=True)
-class SearchArguments:
-    query: str
-    category: str
-    max_results: int
-    language: str
-    time_range: str | None
-
-
-def _integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check_known(arguments: Mapping[str, Any], schema: dict[str, Any]) -> None:
     allowed = tuple(schema["properties"])
     for name in arguments:
         if name not in allowed:
             raise unknown_parameter(name, allowed)
-
-
-def search_arguments(config: Config, arguments: Mapping[str, Any]) -> SearchArguments:
-    """Validated web_search arguments, or the invalid_request naming the parameter."""
-    s = config.search
-    _check_known(arguments, search_input_schema(config))
-    if "query" not in arguments:
-        raise missing_parameter("query")
-    query = arguments["query"]
-    if not isinstance(query, str):
-        raise invalid_kind("query", "text")
-    query = query.strip()
-    if not 1 <= len(query) <= s.query_max_chars:
-        raise invalid_range("query", 1, s.query_max_chars)  # counts characters after trimming
-    served = config.categories_served()
-    category = arguments.get("category", "general")
-    if not isinstance(category, str) or category not in served:
-        raise invalid_choice("category", served)
-    max_results = arguments.get("max_results", s.max_results)
-    if not _integer(max_results) or not 1 <= max_results <= s.max_results_ceiling:
-        raise invalid_range("max_results", 1, s.max_results_ceiling)
-    language = arguments.get("language", s.languages[0])
-    if not isinstance(language, str) or language not in s.languages:
-        raise invalid_choice("language", s.languages)
-    time_range = arguments.get("time_range")
-    if time_range is not None and (not isinstance(time_range, str) or time_range not in
-                                   TIME_RANGES):
-        raise invalid_choice("time_range", TIME_RANGES)
-    return SearchArguments(query, category, int(max_results), language, time_range)
 
 
 def status_arguments(arguments: Mapping[str, Any]) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from rypsok.core.search.urls import DroppedUrl, DropReason, NormalUrl, normalize
+from rypsok.core.search.urls import DroppedUrl, DropReason, HostRules, NormalUrl, normalize
 
 #: Reciprocal-rank constant: large enough that agreement between engines
 #: outweighs one engine's first place (two engines at rank 10 beat one at 1).
@@ -103,7 +103,9 @@ class _Candidate:
         return (self.rank, self.preference, self.engine)
 
 
-def rank(answers: Iterable[EngineAnswer], max_results: int) -> Ranking:
+def rank(
+    answers: Iterable[EngineAnswer], max_results: int, rules: HostRules | None = None
+) -> Ranking:
     """The merged, ordered and cut results of the engines' answers.
 
     Pure and deterministic: the same answers in any order give equal output.
@@ -119,7 +121,7 @@ def rank(answers: Iterable[EngineAnswer], max_results: int) -> Ranking:
             raise ValueError("an engine answered twice")
         seen_engines.add(answer.engine)
         for position, item in enumerate(answer.results, start=1):
-            normal = normalize(item.url)
+            normal = normalize(item.url, rules)
             if isinstance(normal, DroppedUrl):
                 dropped.setdefault(normal.reason, set()).add(item.url)
                 continue

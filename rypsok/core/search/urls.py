@@ -23,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -107,7 +108,13 @@ class _Parts:
     fragment: str | None  # without "#"
 
 
-def normalize(url: str) -> UrlResult:
+#: The operator's egress rules for a host (ASCII name or canonical address):
+#: True when an allow rule admits it, False when a deny rule refuses it, None when
+#: neither speaks and the built-in judgment applies (rules order: deny, allow, built-in).
+HostRules = Callable[[str], bool | None]
+
+
+def normalize(url: str, rules: HostRules | None = None) -> UrlResult:
     """The returned URL and comparison key of an engine's URL, or why it is dropped.
 
     Never raises. Length is checked first (LIM-F9 in Unicode scalar values),
@@ -120,6 +127,13 @@ def normalize(url: str) -> UrlResult:
     if parts is None:
         return DroppedUrl("url_invalid")
     judged = _judge_host(parts.host)
+    if rules is not None:
+        lenient = _lenient_host(parts.host)
+        verdict = rules(lenient[0].strip("[]")) if lenient is not None else None
+        if verdict is False:
+            return DroppedUrl("url_invalid")
+        if verdict is True and judged is None:
+            judged = lenient
     if judged is None:
         return DroppedUrl("url_invalid")
     key_host, shown_host = judged
@@ -355,6 +369,25 @@ def _judge_host(host: str) -> tuple[str, str] | None:
     except HostNameError:
         return None
     if "." not in name or name == "localhost" or name.endswith(_REFUSED_SUFFIXES):
+        return None
+    return name, _shown_name(host, name)
+
+
+def _lenient_host(host: str) -> tuple[str, str] | None:
+    """(key form, shown form) of a well-formed host, without the built-in refusals:
+    what an operator's allow rule may admit."""
+    if host.startswith("["):
+        try:
+            address6 = ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return None
+        return f"[{address6.compressed}]", host
+    if host.isascii() and _ends_in_number(host):
+        address4 = _ipv4(host)
+        return (str(address4), host) if address4 is not None else None
+    try:
+        name = to_ascii(host)
+    except HostNameError:
         return None
     return name, _shown_name(host, name)
 

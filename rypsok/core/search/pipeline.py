@@ -1,0 +1,294 @@
+"""The search pipeline, stage by stage (external design §6 and §7).
+
+secret check -> engine selection -> concurrent engine requests under the
+deadline -> outcome decision -> rank fusion -> content boundary -> cut.
+
+Guarantees: no engine request starts before the request was validated and
+the secret check passed; a request never outlives its engine timeout or the
+search deadline; one engine's failure, whatever it is, costs that engine
+only; the same engine answers give byte-identical output whatever order they
+arrive in; no provider text reaches a notice, an error or a log line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import anyio
+
+from rypsok.core import boundary, privacy
+from rypsok.core.config.settings import Config, EngineSettings
+from rypsok.core.engines.base import Driver, EngineFailure, EngineQuery, RawResult
+from rypsok.core.engines.health import HealthRegistry
+from rypsok.core.engines.limiter import ProviderLimiter
+from rypsok.core.model import (
+    Notice,
+    Outcome,
+    SearchResponse,
+    SearchResult,
+    all_failed,
+    no_engine,
+    search_deadline,
+    secret_in_query,
+)
+from rypsok.core.net.client import ClientError, EngineClient
+from rypsok.core.net.hostname import is_loopback_host, literal_address
+from rypsok.core.search.rank import EngineAnswer, Observation, rank
+from rypsok.core.search.request import SearchRequest
+from rypsok.core.telemetry import log
+
+# Client failures in the engine classes of REQ-ENG-006.
+_CLIENT_CLASS = {"timeout": "timeout", "too_large": "parse_failure"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Selected:
+    engine: EngineSettings
+    driver: Driver
+    probe: bool
+    wait_s: float
+
+
+@dataclass(slots=True)
+class _Failed:
+    error_class: str
+
+
+class SearchService:
+    def __init__(
+        self,
+        config: Config,
+        health: HealthRegistry,
+        client: EngineClient,
+        drivers: Mapping[str, Driver],
+        limiters: Mapping[str, ProviderLimiter],
+    ) -> None:
+        self.config = config
+        self.health = health
+        self.client = client
+        self.drivers = drivers
+        self.limiters = limiters
+        self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
+        self._host_rules = host_rules(config)
+
+    async def search(self, request: SearchRequest) -> SearchResponse:
+        s = self.config.search
+        deadline = anyio.current_time() + s.deadline_ms / 1000
+        notices: list[Notice] = []
+        query, masked = self._secret_check(request.query)
+
+        engine_query = EngineQuery(
+            query=query, category=request.category, language=request.language,
+            region=s.region, safe_search=s.safe_search, time_range=request.time_range,
+            count=s.results_per_engine,
+        )
+        selected = self._select(request, engine_query, deadline, notices)
+        if not selected:
+            raise no_engine(request.category)
+
+        outcomes: dict[str, list[RawResult] | _Failed] = {}
+        with anyio.move_on_at(deadline) as overall:
+            async with anyio.create_task_group() as group:
+                for item in selected:
+                    group.start_soon(self._ask, item, engine_query, deadline, outcomes)
+        for item in selected:
+            if item.engine.id not in outcomes:  # cut by the search deadline
+                outcomes[item.engine.id] = _Failed("timeout")
+                self.health.get(item.engine.id).circuit.record_failure("timeout")
+                log.info("engine_failed", engine=item.engine.id, **{"class": "timeout"})
+
+        answered = [i for i in selected if isinstance(outcomes[i.engine.id], list)]
+        failed = [i for i in selected if isinstance(outcomes[i.engine.id], _Failed)]
+        for item in failed:
+            failure = outcomes[item.engine.id]
+            assert isinstance(failure, _Failed)
+            notices.append(Notice("engine_unavailable", item.engine.id, failure.error_class))
+        if not answered:
+            late = overall.cancelled_caught or anyio.current_time() >= deadline
+            raise search_deadline() if late else all_failed()
+
+        results, content_notices = self._results(request, answered, outcomes)
+        notices += content_notices
+        if masked:
+            notices.append(Notice("credential_masked", count=masked))
+        outcome: Outcome = "empty" if not results else "partial" if failed else "ok"
+        return SearchResponse(outcome, tuple(notices), tuple(results))
+
+    # -- stages ------------------------------------------------------------------------------
+
+    def _secret_check(self, query: str) -> tuple[str, int]:
+        """The query that may leave the host, and how many secrets were masked."""
+        mode = self.config.privacy.secret_detection
+        decision = privacy.apply(query, mode)
+        if decision.refused:
+            log.info("refused", tool="web_search", reason="secret_in_query", kind=decision.kind,
+                     position=decision.position)
+            raise secret_in_query(decision.kind or "secret", decision.position or 0)
+        if decision.findings and mode == "warn":
+            log.warn("secret_in_query", kind=decision.kind, position=decision.position)
+        return decision.text, decision.count if mode == "mask" else 0
+
+    def _select(
+        self, request: SearchRequest, query: EngineQuery, deadline: float, notices: list[Notice]
+    ) -> list[_Selected]:
+        """Enabled engines of the category in preference order, at most engines_per_request;
+        the ones that cannot be asked now are skipped with a notice."""
+        candidates = sorted(
+            (e for e in self.config.engines if e.active and request.category in e.categories),
+            key=lambda e: (e.preference, e.id),
+        )[: self.config.search.engines_per_request]
+        selected: list[_Selected] = []
+        for engine in candidates:
+            driver = self.drivers[engine.id]
+            reason = driver.skip_reason(query)
+            if reason is not None:
+                notices.append(Notice("engine_skipped", engine.id, reason))
+                continue
+            circuit = self.health.get(engine.id).circuit
+            admission = circuit.admit()
+            if admission == "skip":
+                notices.append(Notice("engine_skipped", engine.id, "cooldown"))
+                continue
+            mono_deadline = time.monotonic() + (deadline - anyio.current_time())
+            wait = self.limiters[engine.id].reserve(mono_deadline)
+            if wait is None:
+                if admission == "probe":
+                    circuit.abandon_probe()
+                notices.append(Notice("engine_skipped", engine.id, "rate_limited"))
+                continue
+            selected.append(_Selected(engine, driver, admission == "probe", wait))
+        return selected
+
+    async def _ask(
+        self,
+        item: _Selected,
+        query: EngineQuery,
+        deadline: float,
+        outcomes: dict[str, list[RawResult] | _Failed],
+    ) -> None:
+        """One engine request; every way it can end is recorded, none escapes."""
+        engine = item.engine
+        health = self.health.get(engine.id)
+        limiter = self.limiters[engine.id]
+        s = self.config.search
+        started = anyio.current_time()
+        try:
+            async with limiter.slots, self.outbound:
+                if item.wait_s > 0:
+                    await anyio.sleep(item.wait_s)
+                request = item.driver.request(query)
+                budget = min(s.engine_timeout_ms / 1000, deadline - anyio.current_time())
+                if budget <= 0:
+                    raise EngineFailure("timeout")
+                response = await self.client.get(
+                    request.url, headers=request.headers, max_bytes=request.max_bytes,
+                    connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
+                    total_timeout_s=budget,
+                    allow_http=engine.base_url is not None and _loopback_url(request.url),
+                )
+                health.record_latency(int((anyio.current_time() - started) * 1000))
+                results = item.driver.parse(response.status, response.header, response.body)
+        except anyio.get_cancelled_exc_class():
+            if item.probe:
+                health.circuit.abandon_probe()
+            raise
+        except EngineFailure as failure:
+            self._failed(engine, failure.error_class, failure.retry_after_s, outcomes)
+            return
+        except ClientError as error:
+            self._failed(engine, _CLIENT_CLASS.get(error.kind, "request_failure"), None, outcomes)
+            return
+        except Exception as exc:  # a defect in a driver costs that engine only (REQ-AGG-007)
+            log.error("driver_error", engine=engine.id, error_type=type(exc).__name__)
+            self._failed(engine, "parse_failure", None, outcomes)
+            return
+        health.circuit.record_success()
+        outcomes[engine.id] = results
+
+    def _failed(
+        self,
+        engine: EngineSettings,
+        error_class: str,
+        retry_after_s: float | None,
+        outcomes: dict[str, list[RawResult] | _Failed],
+    ) -> None:
+        outcomes[engine.id] = _Failed(error_class)
+        self.health.get(engine.id).circuit.record_failure(error_class, retry_after_s)
+        if error_class == "rate_limited" and retry_after_s:
+            cap = self.config.resilience.max_cooldown_s
+            self.limiters[engine.id].hold(min(retry_after_s, cap))
+        log.info("engine_failed", engine=engine.id, **{"class": error_class})
+
+    def _results(
+        self,
+        request: SearchRequest,
+        answered: list[_Selected],
+        outcomes: Mapping[str, list[RawResult] | _Failed],
+    ) -> tuple[list[SearchResult], list[Notice]]:
+        """Rank every answer, then clean in rank order and keep max_results."""
+        s = self.config.search
+        answers = []
+        for item in answered:
+            raw = outcomes[item.engine.id]
+            assert isinstance(raw, list)
+            answers.append(EngineAnswer(
+                item.engine.id, item.engine.preference,
+                [Observation(r.url, r.title, r.snippet, r.date) for r in raw],
+            ))
+        ranking = rank(answers, max_results=sum(len(a.results) for a in answers),
+                       rules=self._host_rules)
+        attribution = s.engine_attribution or any(
+            i.engine.admission.attribution_required for i in answered)
+        dropped: dict[str, int] = dict(ranking.dropped)
+        counts = {"title_truncated": 0, "snippet_truncated": 0, "characters_removed": 0,
+                  "instruction_like_content": 0}
+        kept: list[SearchResult] = []
+        for result in ranking.results:
+            if len(kept) == request.max_results:
+                break
+            cleaned = boundary.clean_result(
+                result.title, result.snippet, title_markup=True, snippet_markup=True,
+                title_max_chars=s.title_max_chars, snippet_max_chars=s.snippet_max_chars,
+            )
+            if cleaned.instruction_like and s.drop_flagged_results:
+                dropped["instruction_like_content"] = dropped.get(
+                    "instruction_like_content", 0) + 1
+                continue
+            counts["title_truncated"] += cleaned.title_truncated
+            counts["snippet_truncated"] += cleaned.snippet_truncated
+            counts["characters_removed"] += cleaned.characters_removed
+            counts["instruction_like_content"] += cleaned.instruction_like
+            kept.append(SearchResult(
+                title=cleaned.title, url=result.url, snippet=cleaned.snippet, date=result.date,
+                engines=result.engines if attribution else None,
+            ))
+        notices = [Notice("results_dropped", reason=reason, count=count)
+                   for reason, count in sorted(dropped.items())]
+        notices += [Notice(code, count=count) for code, count in counts.items()  # type: ignore[arg-type]
+                    if count]
+        return kept, notices
+
+
+def host_rules(config: Config) -> Callable[[str], bool | None]:
+    """The operator's egress rules as a verdict on a host: deny, then allow."""
+    deny, allow = config.egress.deny, config.egress.allow
+
+    def verdict(host: str) -> bool | None:
+        address = literal_address(host)
+        for rules, answer in ((deny, False), (allow, True)):
+            for rule in rules:
+                if (rule.matches_address(address) if address is not None
+                        else rule.matches_name(host)):
+                    return answer
+        return None
+
+    return verdict
+
+
+def _loopback_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    return is_loopback_host(host)
