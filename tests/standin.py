@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,7 +24,8 @@ SAMPLE = [
 
 
 @contextmanager
-def mediawiki(results: list[tuple[str, str, str]] | None = None) -> Iterator[dict[str, Any]]:
+def mediawiki(results: list[tuple[str, str, str]] | None = None,
+              delay_s: float = 0.0) -> Iterator[dict[str, Any]]:
     """Serve /w/api.php; yields {"base_url": ..., "queries": [...]}."""
     state: dict[str, Any] = {"queries": [], "user_agents": []}
     rows = SAMPLE if results is None else results
@@ -34,6 +36,8 @@ def mediawiki(results: list[tuple[str, str, str]] | None = None) -> Iterator[dic
             params = parse_qs(parts.query)
             state["queries"].append(params.get("srsearch", [""])[0])
             state["user_agents"].append(self.headers.get("User-Agent"))
+            if delay_s:
+                time.sleep(delay_s)
             if parts.path != "/w/api.php":
                 self.send_error(404)
                 return

@@ -146,3 +146,30 @@ def test_req_ops_002_end_of_input_exits_within_shutdown_ms() -> None:
     assert proc.wait(timeout=10) == 0
     assert time.monotonic() - started < 3.0
     proc.stdout.close()
+
+
+def test_req_mcp_007_notifications_cancelled_ends_the_call_with_no_response(write_config) -> None:
+    from tests.standin import mediawiki
+    from tests.test_tutorial_1 import config_for
+
+    with mediawiki(delay_s=5) as wiki:
+        path = write_config(config_for(wiki["base_url"]))
+        proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve", "--config", str(path)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, cwd=REPO, env=clean_env())
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(lines(call(1, "web_search", {"query": "slow"})))
+        proc.stdin.flush()
+        time.sleep(1.0)  # the engine request is in flight
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": 1, "reason": "user"}}
+        proc.stdin.write(lines(cancel, call(2, "engine_status")))
+        proc.stdin.flush()
+        second = json.loads(proc.stdout.readline())
+        assert second["id"] == 2
+        started = time.monotonic()
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+        assert time.monotonic() - started < 1.5  # nothing left in flight to wait for
+        assert proc.stdout.read() == b""  # no answer ever came for id 1
+        proc.stdout.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ssl
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 
@@ -96,6 +96,10 @@ class Rypsok:
                 raise
             finally:
                 log.info("call", tool="web_search", outcome=outcome, latency_ms=_ms(started))
+
+    async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER) -> NoReturn:
+        """web_fetch: not part of this build yet, and not offered in the tool list."""
+        raise ToolError("unavailable", "web_fetch is not available in this build")
 
     async def status(self, caller: str = LOCAL_CALLER) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13)."""

@@ -175,9 +175,9 @@ class SearchService:
         s = self.config.search
         started = anyio.current_time()
         try:
+            if item.wait_s > 0:  # the provider's rate: wait for this call's turn
+                await anyio.sleep(item.wait_s)
             async with limiter.slots, self.outbound:
-                if item.wait_s > 0:
-                    await anyio.sleep(item.wait_s)
                 request = item.driver.request(query)
                 budget = min(s.engine_timeout_ms / 1000, deadline - anyio.current_time())
                 if budget <= 0:
