@@ -32,7 +32,7 @@ from rypsok.core.net.tls import client_context
 from rypsok.core.ratelimit import ToolRateLimiter
 from rypsok.core.search.pipeline import SearchService
 from rypsok.core.search.request import search_request
-from rypsok.core.telemetry import call_scope, log
+from rypsok.core.telemetry import call_scope, counters, log
 
 LOCAL_CALLER = "local"
 # Refusals that come before any outbound request do not use the tool's budget.
@@ -92,9 +92,11 @@ class Rypsok:
                 outcome = response.outcome
                 return response
             except ToolError as error:
-                outcome = f"{error.kind}:{error.detail.get('reason', error.kind)}"
+                outcome = _refusal(error)
+                counters.add("refused", "web_search", outcome)
                 raise
             finally:
+                counters.add("calls", "web_search", outcome.split(":")[0])
                 log.info("call", tool="web_search", outcome=outcome, latency_ms=_ms(started))
 
     async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER) -> NoReturn:
@@ -107,10 +109,13 @@ class Rypsok:
             started = time.monotonic()
             try:
                 self._admit(caller, "engine_status")
-            except ToolError:
-                log.info("call", tool="engine_status", outcome="unavailable:rate_limited",
+            except ToolError as error:
+                counters.add("refused", "engine_status", _refusal(error))
+                counters.add("calls", "engine_status", error.kind)
+                log.info("call", tool="engine_status", outcome=_refusal(error),
                          latency_ms=_ms(started))
                 raise
+            counters.add("calls", "engine_status", "ok")
             response = StatusResponse(self.health.reports())
             log.info("call", tool="engine_status", outcome=response.outcome,
                      latency_ms=_ms(started))
@@ -120,6 +125,12 @@ class Rypsok:
         wait_ms = self.rate.try_acquire(caller, tool)
         if wait_ms is not None:
             raise rate_limited(tool, wait_ms)
+
+
+def _refusal(error: ToolError) -> str:
+    """kind:reason, or kind:parameter for invalid_request: rypsok's words only."""
+    detail = error.detail.get("reason") or error.detail.get("parameter") or error.kind
+    return f"{error.kind}:{detail}"
 
 
 def _ms(started: float) -> int:

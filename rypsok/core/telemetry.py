@@ -99,3 +99,32 @@ def call_scope(caller: str, request_id: str | None = None) -> Iterator[str]:
 
 # The process-wide logger; serve sets its level from [logging] level.
 log = Logger("info")
+
+
+class Counters:
+    """Counts since the last `counters` event: calls by tool and outcome, refusals by
+    tool and reason (REQ-OBS-007), engine requests and errors by engine and class
+    (REQ-OBS-003). Keys are rypsok's own words only; memory is bounded by them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._groups: dict[str, dict[str, dict[str, int]]] = {}
+
+    def add(self, group: str, key: str, sub: str, amount: int = 1) -> None:
+        with self._lock:
+            bucket = self._groups.setdefault(group, {}).setdefault(key, {})
+            bucket[sub] = bucket.get(sub, 0) + amount
+
+    def snapshot(self, reset: bool = False) -> dict[str, dict[str, dict[str, int]]]:
+        with self._lock:
+            copy = {g: {k: dict(v) for k, v in keys.items()} for g, keys in self._groups.items()}
+            if reset:
+                self._groups = {}
+            return copy
+
+    def emit(self, logger: Logger) -> None:
+        """One `counters` event with what was counted since the last one."""
+        logger.info("counters", **self.snapshot(reset=True))
+
+
+counters = Counters()

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
-from rypsok.core.telemetry import log
+from rypsok.core.telemetry import counters, log
 from rypsok.protocol.server import build_server
 
 LINE_MAX = limits.default("LIM-O3")
@@ -170,8 +170,14 @@ async def serve_stdio(
                         scope.cancel()
                     return
 
+        async def every_minute() -> None:
+            while True:
+                await anyio.sleep(60)
+                counters.emit(log)
+
         async with anyio.create_task_group() as group:
             group.start_soon(writer)
+            group.start_soon(every_minute)
             if install_signals:
                 group.start_soon(on_signal)
             with anyio.move_on_after(None) as serve_scope:
@@ -181,6 +187,7 @@ async def serve_stdio(
                                      server.create_initialization_options())
             del serve_scope
             await write_stream.aclose()
+            counters.emit(log)
             group.cancel_scope.cancel()
 
 

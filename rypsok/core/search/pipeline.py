@@ -37,7 +37,7 @@ from rypsok.core.net.client import ClientError, EngineClient
 from rypsok.core.net.hostname import is_loopback_host, literal_address
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
 from rypsok.core.search.request import SearchRequest
-from rypsok.core.telemetry import log
+from rypsok.core.telemetry import counters, log
 
 # Client failures in the engine classes of REQ-ENG-006.
 _CLIENT_CLASS = {"timeout": "timeout", "too_large": "parse_failure"}
@@ -97,6 +97,7 @@ class SearchService:
             if item.engine.id not in outcomes:  # cut by the search deadline
                 outcomes[item.engine.id] = _Failed("timeout")
                 self.health.get(item.engine.id).circuit.record_failure("timeout")
+                counters.add("engine_errors", item.engine.id, "timeout")
                 log.info("engine_failed", engine=item.engine.id, **{"class": "timeout"})
 
         answered = [i for i in selected if isinstance(outcomes[i.engine.id], list)]
@@ -188,7 +189,11 @@ class SearchService:
                     total_timeout_s=budget,
                     allow_http=engine.base_url is not None and _loopback_url(request.url),
                 )
-                health.record_latency(int((anyio.current_time() - started) * 1000))
+                latency_ms = int((anyio.current_time() - started) * 1000)
+                health.record_latency(latency_ms)
+                counters.add("engine_requests", engine.id, "answered")
+                log.debug("engine_answered", engine=engine.id, status=response.status,
+                          latency_ms=latency_ms)
                 results = item.driver.parse(response.status, response.header, response.body)
         except anyio.get_cancelled_exc_class():
             if item.probe:
@@ -219,6 +224,7 @@ class SearchService:
         if error_class == "rate_limited" and retry_after_s:
             cap = self.config.resilience.max_cooldown_s
             self.limiters[engine.id].hold(min(retry_after_s, cap))
+        counters.add("engine_errors", engine.id, error_class)
         log.info("engine_failed", engine=engine.id, **{"class": error_class})
 
     def _results(
