@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import cli
-from tests.mcp_lines import answers, call, lines, request
+from tests.conftest import EXAMPLES, cli
+from tests.mcp_lines import answers, call, lines
 from tests.standin import mediawiki
 
 
@@ -23,10 +23,9 @@ def config_for(base_url: str) -> str:
 def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) -> None:
     with mediawiki() as wiki:
         path = write_config(config_for(wiki["base_url"]))
-        run = cli("serve", "--config", str(path), stdin=lines(
-            request(1, "server/discover"),
-            call(2, "web_search", {"query": "rust programming language", "max_results": 5}),
-        ))
+        # The tutorial's own file, piped as the tutorial pipes it.
+        run = cli("serve", "--config", str(path),
+                  stdin=(EXAMPLES / "first-search.jsonl").read_bytes())
     assert run.code == 0
     assert len(run.out.splitlines()) == 2
     got = answers(run.out)
@@ -56,3 +55,20 @@ def test_req_obs_005_engine_failure_is_logged_with_engine_and_class(write_config
     call_event = next(e for e in events if e["event"] == "call")
     assert call_event["request_id"] == failed[0]["request_id"]
     assert "zebracorn" not in run.err  # REQ-PRIV-004: no query text at the default level
+
+
+def test_req_ops_002_end_of_input_aborts_what_is_still_running_after_shutdown_ms(
+    write_config
+) -> None:
+    import time
+
+    with mediawiki(delay_s=8) as wiki:
+        path = write_config(config_for(wiki["base_url"]) + "[service]\nshutdown_ms = 500\n"
+                            "[search]\ndeadline_ms = 10000\nengine_timeout_ms = 9000\n")
+        started = time.monotonic()
+        run = cli("serve", "--config", str(path),
+                  stdin=lines(call(1, "web_search", {"query": "slow"})))
+        elapsed = time.monotonic() - started
+    assert run.code == 0
+    assert run.out == ""  # the call was aborted at shutdown: no answer
+    assert elapsed < 5.0  # start-up plus 0.5 s: long before the engine (8 s) or the deadline

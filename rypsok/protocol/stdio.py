@@ -149,17 +149,24 @@ async def serve_stdio(
                 log.info("shutdown", reason="end_of_input", in_flight=len(pending.ids))
                 with anyio.move_on_after(shutdown_s):
                     await pending.empty.wait()
+                # What is still running is aborted: like a cancelled call, it gets no answer.
+                aborted.update(pending.ids)
+                if aborted:
+                    log.info("shutdown_aborted", calls=len(aborted))
 
         async def writer() -> None:
             async with write_reader:
                 async for message in write_reader:
                     root = message.message
+                    if isinstance(root, types.JSONRPCError) and root.id in aborted:
+                        continue
                     data = root.model_dump_json(by_alias=True, exclude_unset=True)
                     await anyio.to_thread.run_sync(_write, sink, data.encode("utf-8") + b"\n")
                     if isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
                         pending.discard(root.id)
 
         stop_scope: list[anyio.CancelScope] = []
+        aborted: set[Any] = set()
 
         async def on_signal() -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
