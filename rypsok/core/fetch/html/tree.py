@@ -1,0 +1,437 @@
+"""A bounded, lean tree builder for html5lib.
+
+Guarantees, whatever the page:
+
+* at most ``max_nodes`` nodes are created (LIM-F10) and no element is nested
+  deeper than ``max_depth`` levels (LIM-F11; ``<html>`` is level 1). Both are
+  enforced while html5lib builds: at the bound the parse stops, the tree built
+  so far is returned and ``partial`` is True;
+* the cancel flag is looked at on every chunk html5lib reads (10240
+  characters) and every 1024 nodes, so a worker thread stops soon after it is
+  set: :class:`ParseCancelled` is raised;
+* time stays linear in the input: html5lib's open-element stack, which its
+  scope checks walk on most tokens, never grows past ``max_depth``, and the
+  tree's own operations (text appends, child removal) are amortised O(1).
+
+``<script>``, ``<style>``, ``<template>`` and ``<noscript>`` are parsed (the
+tokenizer needs them) but their content is never kept; comments and the
+doctype are counted and dropped. The tree keeps HTML elements with
+``namespace`` None and foreign (SVG, MathML) elements with their namespace.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from html5lib.constants import namespaces as _NAMESPACES
+from html5lib.html5parser import HTMLParser
+from html5lib.treebuilders import base as _base
+
+from rypsok.core import limits
+
+__all__ = ["Element", "ParseCancelled", "ParsedDocument", "Text", "parse_html"]
+
+HTML_NAMESPACE: str = _NAMESPACES["html"]
+# Elements whose content a reader never sees; dropped as they are built.
+DROPPED: frozenset[str] = frozenset({"script", "style", "template", "noscript"})
+_CANCEL_EVERY_NODES = 1024
+
+
+class ParseCancelled(Exception):
+    """The caller set the cancel flag; the parse was abandoned."""
+
+
+class _Cut(Exception):
+    """A bound was reached: stop html5lib and keep what was built."""
+
+
+class Text:
+    """A run of text. Appends are kept as chunks and joined once, on read, so
+    a page of many small character tokens does not copy its text repeatedly."""
+
+    __slots__ = ("_chunks", "parent")
+
+    def __init__(self, data: str) -> None:
+        self._chunks: str | list[str] = data
+        self.parent: Element | None = None
+
+    def append(self, data: str) -> None:
+        chunks = self._chunks
+        if isinstance(chunks, str):
+            self._chunks = [chunks, data]
+        else:
+            chunks.append(data)
+
+    @property
+    def data(self) -> str:
+        chunks = self._chunks
+        if isinstance(chunks, list):
+            chunks = self._chunks = "".join(chunks)
+        return chunks
+
+    def __repr__(self) -> str:
+        return f"Text({self.data[:20]!r})"
+
+
+class Element:
+    """An element: the node type html5lib manipulates while it builds.
+
+    The camelCase methods are html5lib's tree-builder interface; readers use
+    ``name``, ``namespace``, ``attributes``, ``parent`` and ``children``.
+    """
+
+    __slots__ = ("attributes", "children", "name", "nameTuple", "namespace", "parent")
+
+    def __init__(self, name: str, namespace: str | None, attributes: dict[Any, str],
+                 name_tuple: tuple[str, str]) -> None:
+        self.name = name
+        self.namespace = namespace
+        self.nameTuple = name_tuple  # html5lib's key for its element sets
+        # Keys are str, or (prefix, local, namespace) tuples for foreign attributes.
+        self.attributes = attributes
+        self.parent: Element | None = None
+        self.children: list[Element | Text] = []
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+    def iter_elements(self) -> Iterator[Element]:
+        """This element and its descendant elements, in document order."""
+        stack: list[Element] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(c for c in reversed(node.children) if isinstance(c, Element))
+
+    def text_content(self) -> str:
+        parts: list[str] = []
+        stack: list[Element | Text] = [self]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Text):
+                parts.append(node.data)
+            else:
+                stack.extend(reversed(node.children))
+        return "".join(parts)
+
+    # --- html5lib's interface -------------------------------------------------
+
+    def appendChild(self, node: Element | Text) -> None:
+        self.children.append(node)
+        node.parent = self
+
+    def insertBefore(self, node: Element | Text, refNode: Element | Text | None) -> None:
+        if refNode is None:
+            self.appendChild(node)
+            return
+        self.children.insert(self._index(refNode), node)
+        node.parent = self
+
+    def removeChild(self, node: Element | Text) -> None:
+        del self.children[self._index(node)]
+        node.parent = None
+
+    def insertText(self, data: str, insertBefore: Element | None = None) -> None:
+        children = self.children
+        at = len(children) if insertBefore is None else self._index(insertBefore)
+        before = children[at - 1] if at else None
+        if isinstance(before, Text):
+            before.append(data)
+            return
+        _count_node()
+        text = Text(data)
+        text.parent = self
+        children.insert(at, text)
+
+    def reparentChildren(self, newParent: Element) -> None:
+        for child in self.children:
+            newParent.appendChild(child)
+        self.children = []
+
+    def cloneNode(self) -> Element:
+        _count_node()
+        return type(self)(self.name, self.namespace, dict(self.attributes), self.nameTuple)
+
+    def hasContent(self) -> bool:
+        return bool(self.children)
+
+    def _index(self, node: Element | Text) -> int:
+        # From the end: html5lib removes and inserts near the last child, so a
+        # parent with many children does not make each operation linear.
+        children = self.children
+        for i in range(len(children) - 1, -1, -1):
+            if children[i] is node:
+                return i
+        raise ValueError("not a child")
+
+
+class _Dropped(Element):
+    """An element whose content is not kept (script, style, ...): it is never
+    attached, and whatever html5lib puts in it is let go at once."""
+
+    __slots__ = ()
+
+    def appendChild(self, node: Element | Text) -> None:
+        node.parent = self
+
+    def insertBefore(self, node: Element | Text, refNode: Element | Text | None) -> None:
+        node.parent = self
+
+    def removeChild(self, node: Element | Text) -> None:
+        node.parent = None
+
+    def insertText(self, data: str, insertBefore: Element | None = None) -> None:
+        return None
+
+
+class Document(Element):
+    """The root; its children are the ``<html>`` element (and nothing else
+    kept: comments and the doctype are dropped)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("#document", None, {}, ("", "#document"))
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    root: Document
+    nodes: int  # nodes created, including comments and dropped elements
+    partial: bool  # a bound cut the parse: extraction_partial
+
+
+class _Budget:
+    """The counters one parse runs under; reached from the nodes through a
+    thread-local, since html5lib calls cloneNode on a node, not the builder."""
+
+    __slots__ = ("cancel", "max_depth", "max_nodes", "nodes")
+
+    def __init__(self, max_nodes: int, max_depth: int, cancel: threading.Event | None) -> None:
+        self.max_nodes = max_nodes
+        self.max_depth = max_depth
+        self.cancel = cancel
+        self.nodes = 0
+
+    def take(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise _Cut
+        if self.cancel is not None and self.nodes % _CANCEL_EVERY_NODES == 0:
+            self.check_cancel()
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise ParseCancelled
+
+
+_active = threading.local()
+
+
+def _count_node() -> None:
+    budget: _Budget | None = getattr(_active, "budget", None)
+    if budget is not None:
+        budget.take()
+
+
+class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stubs
+    documentClass = Document
+    elementClass = Element
+
+    def __init__(self, budget: _Budget) -> None:
+        self._budget = budget
+        self._name_tuples: dict[tuple[str | None, str], tuple[str, str]] = {}
+        super().__init__(False)  # HTML elements get namespace None
+
+    def reset(self) -> None:
+        # Also called when html5lib restarts on a late <meta charset>.
+        super().reset()
+        self._budget.nodes = 0
+
+    def _element(self, token: dict[str, Any]) -> Element:
+        name: str = token["name"]
+        namespace: str | None = token.get("namespace")
+        self._budget.take()
+        key = (namespace, name)
+        name_tuple = self._name_tuples.get(key)
+        if name_tuple is None:  # one tuple and one name string per tag, not per element
+            name_tuple = self._name_tuples[key] = (namespace or HTML_NAMESPACE, name)
+        cls = _Dropped if namespace is None and name in DROPPED else Element
+        return cls(name_tuple[1], namespace, token["data"], name_tuple)
+
+    def _room(self) -> None:
+        # The open-element stack is the insertion depth (html is level 1);
+        # keeping it within max_depth is also what keeps html5lib linear.
+        if len(self.openElements) >= self._budget.max_depth:
+            raise _Cut
+
+    def _push(self, parent: Element, element: Element, before: Element | None) -> Element:
+        if not isinstance(element, _Dropped):
+            parent.insertBefore(element, before)
+        self.openElements.append(element)
+        return element
+
+    def createElement(self, token: dict[str, Any]) -> Element:
+        return self._element(token)
+
+    def insertRoot(self, token: dict[str, Any]) -> None:
+        self._room()
+        self._push(self.document, self._element(token), None)
+
+    def insertElementNormal(self, token: dict[str, Any]) -> Element:
+        self._room()
+        return self._push(self.openElements[-1], self._element(token), None)
+
+    def insertElementTable(self, token: dict[str, Any]) -> Element:
+        if self.openElements[-1].name not in _TABLE_MODE:
+            return self.insertElementNormal(token)
+        self._room()
+        parent, before = self.getTableMisnestedNodePosition()
+        return self._push(parent, self._element(token), before)
+
+    def insertComment(self, token: dict[str, Any], parent: Element | None = None) -> None:
+        self._budget.take()
+
+    def insertDoctype(self, token: dict[str, Any]) -> None:
+        return None
+
+
+_TABLE_MODE: frozenset[str] = frozenset(_base.tableInsertModeElements)
+
+
+# The stop sets of the tokenizer's text states (data, RCDATA, RAWTEXT, script,
+# PLAINTEXT): each call makes its own character token, so a shorter answer is
+# only a split text run.
+_TEXT_STOPS: frozenset[object] = frozenset({
+    ("&", "<", "\u0000"), ("<", "\u0000"), "\u0000", ("<", "-", "\u0000")})
+_RUNS: dict[object, re.Pattern[str]] = {}
+
+
+def _bounded_chars_until(stream: Any) -> Callable[..., str]:
+    """html5lib's charsUntil joins a text run across all its chunks: one
+    run of 10 MiB becomes one token, built with two or three copies of the
+    whole run. For the text states this answers at most the rest of the
+    current chunk instead; the other states keep html5lib's own."""
+    whole = stream.charsUntil
+
+    def chars_until(characters: Any, opposite: bool = False) -> str:
+        if opposite or characters not in _TEXT_STOPS:
+            result: str = whole(characters, opposite)
+            return result
+        run = _RUNS.get(characters)
+        if run is None:
+            run = _RUNS[characters] = re.compile(
+                "[^" + "".join(f"\\x{ord(c):02x}" for c in characters) + "]+")
+        if stream.chunkOffset >= stream.chunkSize and not stream.readChunk():
+            return ""
+        found = run.match(stream.chunk, stream.chunkOffset)
+        if found is None:
+            return ""
+        text: str = stream.chunk[stream.chunkOffset:found.end()]
+        stream.chunkOffset = found.end()
+        return text
+
+    return chars_until
+
+
+class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
+    def parseError(self, errorcode: str = "", datavars: object = None) -> None:
+        # html5lib keeps every parse error with its line and column: memory
+        # that grows with a malformed page, and a scan of the chunk for each.
+        return None
+
+    def reset(self) -> None:
+        # Called once the tokenizer exists, and again on a restart.
+        super().reset()
+        stream = self.tokenizer.stream
+        if "charsUntil" not in vars(stream):
+            stream.charsUntil = _bounded_chars_until(stream)
+
+
+class _Source:
+    """The input as html5lib's stream reads it, in chunks; each read looks at
+    the cancel flag. Slicing str (or viewing bytes) avoids the copies StringIO
+    would make (a StringIO of a 10 MiB page holds 40 MiB)."""
+
+    def __init__(self, data: bytes | str, budget: _Budget) -> None:
+        self._data = data
+        self._pos = 0
+        self._budget = budget
+
+    def read(self, size: int = -1) -> bytes | str:
+        if size:  # html5lib probes with read(0) to learn the type
+            self._budget.check_cancel()
+        start = self._pos
+        end = len(self._data) if size is None or size < 0 else min(start + size, len(self._data))
+        self._pos = end
+        return self._data[start:end]
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        origin = (0, self._pos, len(self._data))[whence]
+        self._pos = origin + pos
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+
+def _prune_deep(root: Document, max_depth: int) -> bool:
+    """Remove elements deeper than max_depth. html5lib's adoption agency can
+    move subtrees under a new parent, so the stack bound alone does not fix
+    the depth of the finished tree. Returns True when something was removed."""
+    pruned = False
+    stack: list[tuple[Element, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth == max_depth:
+            kept: list[Element | Text] = [c for c in node.children if isinstance(c, Text)]
+            if len(kept) != len(node.children):
+                node.children = kept
+                pruned = True
+            continue
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Element))
+    return pruned
+
+
+def parse_html(
+    data: bytes | str,
+    *,
+    encoding: str | None = None,
+    cancel: threading.Event | None = None,
+    max_nodes: int = limits.default("LIM-F10"),
+    max_depth: int = limits.default("LIM-F11"),
+) -> ParsedDocument:
+    """Parse a page into a bounded tree.
+
+    ``encoding`` is the transport (Content-Type) charset of a bytes page; a
+    BOM still wins over it, and without either html5lib's ``<meta>`` prescan
+    decides (windows-1252 by default). Undecodable bytes are replaced.
+    Raises ParseCancelled when ``cancel`` is set during the parse; never
+    raises for malformed HTML.
+    """
+    budget = _Budget(max_nodes, max_depth, cancel)
+    budget.check_cancel()
+    builder = _Builder(budget)
+    parser = _Parser(tree=lambda _namespace_html: builder, namespaceHTMLElements=False)
+    kwargs: dict[str, Any] = {}
+    if isinstance(data, bytes):
+        kwargs = {"useChardet": False}
+        if encoding:
+            kwargs["transport_encoding"] = encoding
+    previous = getattr(_active, "budget", None)
+    _active.budget = budget
+    partial = False
+    try:
+        parser.parse(_Source(data, budget), **kwargs)
+    except _Cut:
+        partial = True
+    finally:
+        _active.budget = previous
+    root: Document = builder.document
+    if _prune_deep(root, max_depth):
+        partial = True
+    return ParsedDocument(root=root, nodes=min(budget.nodes, max_nodes), partial=partial)
