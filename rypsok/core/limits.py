@@ -133,6 +133,10 @@ TABLE: Final[dict[str, Limit]] = _rows(
 )
 
 
+# LIM-F8 is a list, not a number: the ports a fetch may use unless an allow rule says more.
+DEFAULT_FETCH_PORTS: Final[tuple[int, ...]] = (80, 443)
+
+
 def get(limit_id: str) -> Limit:
     return TABLE[limit_id]
 

@@ -10,6 +10,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
+from rypsok.core import limits
 from rypsok.core.net.hostname import HostNameError, is_loopback_host, literal_address, to_ascii
 
 _PORT = re.compile(r"[0-9]{1,5}")
@@ -118,7 +119,7 @@ def parse_proxy(text: str) -> tuple[str, int] | None:
 
 def parse_base_url(text: str) -> str | None:
     """A MediaWiki root: https anywhere, plain http on a loopback host only."""
-    if len(text) > 2048:
+    if len(text) > limits.default("LIM-F9"):
         return None
     try:
         parts = urlsplit(text)

@@ -387,7 +387,7 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
 
 
 def _ports(r: Reader, raw: Table, path: Path, allow_rules: int) -> tuple[int, ...]:
-    default = (80, 443)
+    default = limits.DEFAULT_FETCH_PORTS
     value = raw.get("ports", MISSING)
     if value is MISSING:
         return default
