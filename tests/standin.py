@@ -23,9 +23,47 @@ SAMPLE = [
 ]
 
 
+def _misbehave(handler: BaseHTTPRequestHandler, how: str) -> None:
+    """Answers a provider should not give; each must cost its engine only."""
+    if how == "close":  # nothing at all
+        handler.close_connection = True
+        return
+    if how == "redirect":
+        handler.send_response(302)
+        handler.send_header("Location", "https://elsewhere.example/w/api.php")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+        return
+    if how == "huge":
+        body = b'{"query": {"search": [' + b'{"title": "PROVIDER-TEXT", "snippet": "x"},' * (
+            2 * 1024 * 1024 // 40) + b"]}}"
+    elif how == "html":
+        body = (b"<html><body><h1>PROVIDER-TEXT: are you a robot?</h1>"
+                b"<form action='/challenge'></form></body></html>")
+    elif how == "garbage":
+        body = bytes(range(256)) * 64
+    elif how == "trickle":
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", "1000")
+        handler.end_headers()
+        for _ in range(100):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.2)
+        return
+    else:
+        raise ValueError(how)
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/html" if how == "html" else "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 @contextmanager
 def mediawiki(results: list[tuple[str, str, str]] | None = None,
-              delay_s: float = 0.0) -> Iterator[dict[str, Any]]:
+              delay_s: float = 0.0, hostile: str | None = None) -> Iterator[dict[str, Any]]:
     """Serve /w/api.php; yields {"base_url": ..., "queries": [...]}."""
     state: dict[str, Any] = {"queries": [], "user_agents": []}
     rows = SAMPLE if results is None else results
@@ -40,6 +78,9 @@ def mediawiki(results: list[tuple[str, str, str]] | None = None,
                 time.sleep(delay_s)
             if parts.path != "/w/api.php":
                 self.send_error(404)
+                return
+            if hostile is not None:
+                _misbehave(self, hostile)
                 return
             search = [{"ns": 0, "title": t, "pageid": i, "snippet": s, "timestamp": d}
                       for i, (t, s, d) in enumerate(rows)]
