@@ -304,9 +304,17 @@ def _joiner_fits(joiner: str, seq: list[str], before: int, after: int) -> bool:
 # Invisible and control characters (REQ-SEC-015)
 
 
+def _suspicious(ch: str) -> bool:
+    return ch in _JOINERS or _is_variation_selector(ord(ch)) or _is_removable(ch)
+
+
 def _remove_invisible(text: str) -> tuple[str, int]:
     if text.isascii() and text.isprintable():
         return text, 0  # the common case: nothing to look at
+    if not any(map(_suspicious, set(text))):
+        # Only visible characters and whitespace: the whitespace controls become
+        # spaces, exactly as the passes below would make them.
+        return "".join(" " if ch in _WHITESPACE_CONTROLS else ch for ch in text), 0
     removed = 0
     # Pass 1: everything but the joiners and the selectors, which are judged
     # against the neighbours that remain.
@@ -762,14 +770,62 @@ _OTHER_PATTERNS: Final = tuple(re.compile(p) for p in (
     r"(?:을|를|은|는)?\s*(?:모두\s*)?(?:무시|잊어)",
 ))
 
+# Every match of a pattern contains one of its anchors, so a plain substring test
+# (fast, in C) decides whether the pattern needs to run at all: ordinary text
+# carries none of most anchors and costs a few microseconds. In pattern order.
+_OVERRIDES: Final = ("ignore", "disregard", "forget", "override", "discard", "abandon",
+                     "neglect")
+_LATIN_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
+    _OVERRIDES, _OVERRIDES, _OVERRIDES, ("you",), ("from now on",), (":", "!"), ("dear",),
+    ("if you",), ("this",), ("instruction",), ("your",), ("<|",), ("inst]",), ("sys>>",),
+    ("_of_turn>",), ("###",), ("###",), (":",), ("system prompt",), ("</",), ("end of",),
+    ("begin", "start", "end"),
+)
+_OTHER_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
+    ("ignor", "vergiss", "vergessen", "missacht"), ("neue anweisungen",), ("ignor", "oubli"),
+    ("nouvelles",), ("ignor", "olvid", "omite", "descarta"), ("nuevas instrucciones",),
+    ("ignor", "esque", "desconsidere"), ("ignor", "dimentic"), ("игнор", "забуд"),
+    ("忽略", "无视", "無視", "忽视", "忽視", "忘", "不要理"), ("を",), ("무시", "잊어"),
+)
+_LATIN_CHECKS: Final = tuple(zip(_LATIN_ANCHORS, _LATIN_PATTERNS, strict=True))
+_OTHER_CHECKS: Final = tuple(zip(_OTHER_ANCHORS, _OTHER_PATTERNS, strict=True))
+
+
+Check = tuple[tuple[str, ...], re.Pattern[str]]
+
+
+def _anchor_index(
+    checks: tuple[Check, ...],
+) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """Every anchor (and the ASCII ones alone, for ASCII text), each mapped to the checks
+    it opens. Substring tests run in C: cheaper here than one scanning expression."""
+    anchors = tuple(sorted({a for names, _ in checks for a in names}))
+    index = {a: tuple(i for i, (names, _) in enumerate(checks) if a in names) for a in anchors}
+    return anchors, tuple(a for a in anchors if a.isascii()), index
+
+
+def _any_match(text: str, checks: tuple[Check, ...]) -> bool:
+    anchors, ascii_anchors, index = _LATIN_INDEX if checks is _LATIN_CHECKS else _OTHER_INDEX
+    present = [a for a in (ascii_anchors if text.isascii() else anchors) if a in text]
+    if not present:
+        return False
+    candidates = sorted({i for a in present for i in index[a]})
+    return any(checks[i][1].search(text) is not None for i in candidates)
+
+
+_LATIN_INDEX: Final = _anchor_index(_LATIN_CHECKS)
+_OTHER_INDEX: Final = _anchor_index(_OTHER_CHECKS)
+
+
 _ROLE_LABEL: Final = re.compile(r"\b(?:human|user)\s*:")
 _ASSISTANT_LABEL: Final = re.compile(r"\bassistant\s*:")
 
 
 def _normal_form(text: str) -> str:
     """NFKC, no invisible characters, case-folded, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text)
-    if not text.isascii():
+    if not text.isascii():  # NFKC leaves ASCII as it is
+        text = unicodedata.normalize("NFKC", text)
+    if not text.isascii() and any(map(_suspicious, set(text))):
         text = "".join(ch for ch in text
                        if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not _is_removable(ch))
         text = text.replace(ZWNJ, "").replace(ZWJ, "")
@@ -787,10 +843,9 @@ def looks_like_instruction(text: str) -> bool:
     plain = _normal_form(text)
     if not plain:
         return False
-    latin = plain.translate(_LATIN_LOOKALIKES)
-    if any(p.search(latin) for p in _LATIN_PATTERNS):
-        return True
-    if any(p.search(plain) for p in _OTHER_PATTERNS):
+    # The look-alikes are all non-ASCII: ASCII text needs no translation.
+    latin = plain if plain.isascii() else plain.translate(_LATIN_LOOKALIKES)
+    if _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
         return True
     # A fake dialogue: a user's turn followed by an assistant's turn. Two
     # searches rather than one '.*' pattern, so the cost stays linear.

@@ -71,7 +71,9 @@ class SearchService:
         self.drivers = drivers
         self.limiters = limiters
         self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
-        self._host_rules = host_rules(config)
+        # Without rules the built-in judgment alone applies; skip the per-URL verdict.
+        self._host_rules = (host_rules(config) if config.egress.allow or config.egress.deny
+                            else None)
 
     async def search(self, request: SearchRequest) -> SearchResponse:
         s = self.config.search

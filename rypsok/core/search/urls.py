@@ -200,7 +200,8 @@ def _split(url: str) -> _Parts | None:
     # Whitespace, controls, format characters (bidi, zero-width), surrogates,
     # private-use and unassigned code points make no valid URL, and would be
     # removed from any other external text (REQ-SEC-015): refuse, never rewrite.
-    if any(unicodedata.category(ch)[0] in "CZ" for ch in url):
+    if not (url.isascii() and url.isprintable() and " " not in url) and any(
+            unicodedata.category(ch)[0] in "CZ" for ch in set(url)):
         return None
     match = _SCHEME.match(url)
     if match is None or match.group(1).lower() not in _DEFAULT_PORT:
@@ -320,7 +321,12 @@ def _decode_unreserved(text: str) -> str:
     return "".join(out)
 
 
+_PLAIN_URI: Final = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]*")
+
+
 def _normal_escapes(text: str) -> str:
+    if _PLAIN_URI.fullmatch(text):
+        return text  # no escape and nothing to encode: the common case
     out: list[str] = []
     i = 0
     while i < len(text):
