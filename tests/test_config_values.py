@@ -249,7 +249,7 @@ def test_req_cfg_004_key_file_is_read_and_trimmed(write_config, tmp_path: Path) 
     assert "the-key-value" not in repr(config) and "the-key-value" not in str(engine)
 
 
-def test_secret_never_renders() -> None:
+def test_req_sec_020_secret_types_redact_in_debug_output() -> None:
     from rypsok.core.config.secrets import Secret
 
     secret = Secret("hunter2")

@@ -63,3 +63,26 @@ def test_req_mcp_002_the_layering_test_catches_a_forbidden_import(tmp_path: Path
     # The walker above must see through `from x import y` and dotted imports.
     tree = ast.parse("import mcp.server\nfrom starlette.requests import Request\n")
     assert _imports(tree) == ["mcp.server", "starlette.requests"]
+
+
+def test_req_sec_005_one_outbound_component_opens_connections() -> None:
+    """Only the engine client (net/client.py) connects anywhere; every other module asks it."""
+    connectors = {"connect_tcp", "create_connection", "open_connection", "connect_ex",
+                  "create_default_context", "urlopen", "getaddrinfo"}
+    offenders = []
+    for path in _sources(PACKAGE):
+        if path.relative_to(PACKAGE).as_posix() in ("core/net/client.py", "core/net/tls.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in connectors:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.attr}")
+    assert offenders == []
+
+
+def test_req_test_012_the_test_command_runs_lints_types_and_tests() -> None:
+    root = PACKAGE.parent
+    script = (root / "tools" / "test").read_text(encoding="utf-8")
+    assert "ruff check" in script and "mypy" in script and "pytest" in script
+    assert (root / ".ci" / "run").read_text(encoding="utf-8").count("tools/test") == 1
+    pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"T20"' in pyproject  # the lint that forbids print in project code

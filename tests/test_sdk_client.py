@@ -50,7 +50,7 @@ def _run(tmp_path: Path, modern: bool) -> dict[str, Any]:
         return anyio.run(go)
 
 
-def test_req_mcp_006_sdk_client_current_revision(tmp_path: Path) -> None:
+def test_req_mcp_001_req_mcp_006_sdk_client_current_revision(tmp_path: Path) -> None:
     got = _run(tmp_path, modern=True)
     assert got["version"] == "2026-07-28"
     assert got["tools"] == ["web_search", "engine_status"]
@@ -59,7 +59,7 @@ def test_req_mcp_006_sdk_client_current_revision(tmp_path: Path) -> None:
     assert got["status"]["engines"][0]["id"] == "wikipedia"
 
 
-def test_req_mcp_006_sdk_client_handshake_revision(tmp_path: Path) -> None:
+def test_req_test_009_sdk_client_handshake_revision(tmp_path: Path) -> None:
     got = _run(tmp_path, modern=False)
     assert got["version"] != "2026-07-28"
     assert got["tools"] == ["web_search", "engine_status"]

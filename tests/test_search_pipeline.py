@@ -385,3 +385,55 @@ def test_req_mcp_007_cancellation_aborts_engine_requests_within_500_ms(tmp_path:
     elapsed = anyio.run(go)
     assert elapsed < 0.5
     assert sorted(fake.cancelled) == sorted([WIKI, BRAVE])
+
+
+# -- the remaining notice codes and error reasons of web_search ----------------------------------
+
+
+def test_engine_skipped_language_when_the_engine_does_not_list_it(tmp_path: Path) -> None:
+    core, fake = make(tmp_path, '[search]\nlanguages = ["en", "la"]\n')
+    fake.by_host = {"la.wikipedia.org": wikipedia(["Roma"], edition="la"), BRAVE: brave([])}
+    answer = run_search(core, query="roma", language="la")
+    assert {"code": "engine_skipped", "engine": "brave", "reason": "language"} in (
+        answer["notices"])
+    assert [c[0] for c in fake.calls] == ["la.wikipedia.org"]
+    assert answer["results"][0]["url"] == "https://la.wikipedia.org/wiki/Roma"
+
+
+def test_engine_skipped_rate_limited_when_the_turn_comes_after_the_deadline(
+    tmp_path: Path
+) -> None:
+    core, fake = make(tmp_path, "[search]\ndeadline_ms = 500\nengine_timeout_ms = 300\n")
+    fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave(["https://b.example/"])}
+    run_search(core, query="a")  # takes Brave's one token (60 a minute, burst 1)
+    answer = run_search(core, query="a")
+    assert {"code": "engine_skipped", "engine": "brave", "reason": "rate_limited"} in (
+        answer["notices"])
+    assert [c[0] for c in fake.calls].count(BRAVE) == 1
+
+
+def test_snippet_truncated_is_noticed(tmp_path: Path) -> None:
+    core, fake = make(tmp_path, "[search]\nsnippet_max_chars = 50\n")
+    fake.by_host = {WIKI: wikipedia([]), BRAVE: brave(["https://b.example/"])}
+    fake.by_host[BRAVE] = brave(["https://b.example/"])
+    long_answer = json.loads(fake.by_host[BRAVE].body)
+    long_answer["web"]["results"][0]["description"] = "word " * 40
+    from rypsok.core.net.client import Response
+
+    fake.by_host[BRAVE] = Response(200, (), json.dumps(long_answer).encode())
+    answer = run_search(core, query="a")
+    assert {"code": "snippet_truncated", "count": 1} in answer["notices"]
+    assert len(answer["results"][0]["snippet"]) <= 50
+
+
+def test_req_err_005_deadline_when_nothing_answered_before_it(tmp_path: Path) -> None:
+    core, fake = make(tmp_path, '[search]\ndeadline_ms = 1500\nengine_timeout_ms = 1000\n'
+                      '[engines.brave]\ntype = "brave"\ncategories = ["general"]\n'
+                      'api_key_env = "BRAVE_API_KEY"\n')
+    fake.by_host = {BRAVE: brave(["https://b.example/"])}
+    assert run_search(core, query="a")["outcome"] == "ok"  # takes Brave's one token
+    fake.delays = {BRAVE: 10}
+    # Brave's next turn is 1 s away, so this request can only run until the search deadline.
+    second = run_error(core, query="a")
+    assert second.kind == "unavailable" and second.detail == {"reason": "deadline"}
+    assert second.message == "no engine answered before the deadline; retry later"
