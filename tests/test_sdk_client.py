@@ -53,7 +53,7 @@ def _run(tmp_path: Path, modern: bool) -> dict[str, Any]:
 def test_req_mcp_001_req_mcp_006_sdk_client_current_revision(tmp_path: Path) -> None:
     got = _run(tmp_path, modern=True)
     assert got["version"] == "2026-07-28"
-    assert got["tools"] == ["web_search", "engine_status"]
+    assert got["tools"] == ["web_search", "web_fetch", "engine_status"]
     assert got["search_error"] is False and got["search"]["outcome"] == "ok"
     assert len(got["search"]["results"]) == 2
     assert got["status"]["engines"][0]["id"] == "wikipedia"
@@ -62,5 +62,5 @@ def test_req_mcp_001_req_mcp_006_sdk_client_current_revision(tmp_path: Path) -> 
 def test_req_test_009_sdk_client_handshake_revision(tmp_path: Path) -> None:
     got = _run(tmp_path, modern=False)
     assert got["version"] != "2026-07-28"
-    assert got["tools"] == ["web_search", "engine_status"]
+    assert got["tools"] == ["web_search", "web_fetch", "engine_status"]
     assert got["search"]["outcome"] == "ok"

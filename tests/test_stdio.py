@@ -28,7 +28,7 @@ def test_req_mcp_006_handshake_revision_is_served_on_the_same_stdin() -> None:
                                    call(2, "engine_status", modern=False)))
     got = answers(run.out)
     assert got[0]["result"]["serverInfo"]["name"] == "rypsok"
-    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "engine_status"]
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "web_fetch", "engine_status"]
     assert got[2]["result"]["isError"] is False
 
 
@@ -36,7 +36,8 @@ def test_req_mcp_009_annotations_and_deterministic_order() -> None:
     first = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
     second = answers(cli("serve", stdin=lines(request(1, "tools/list"))).out)
     assert first[1]["result"]["tools"] == second[1]["result"]["tools"]
-    search, status = first[1]["result"]["tools"]
+    search, page, status = first[1]["result"]["tools"]
+    assert page["annotations"] == search["annotations"]
     assert status["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
                                      "idempotentHint": True, "openWorldHint": False}
     assert search["annotations"] == dict(status["annotations"], openWorldHint=True)
@@ -52,7 +53,7 @@ def test_req_status_003_engine_status_absent_when_disabled(write_config) -> None
     path = write_config("config_version = 1\n[status]\nenabled = false\n")
     got = answers(cli("serve", "--config", str(path),
                       stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
-    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search"]
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "web_fetch"]
     assert got[2]["error"]["code"] == -32602
 
 

@@ -851,3 +851,24 @@ def looks_like_instruction(text: str) -> bool:
     # searches rather than one '.*' pattern, so the cost stays linear.
     role = _ROLE_LABEL.search(latin)
     return role is not None and _ASSISTANT_LABEL.search(latin, role.end()) is not None
+
+
+# --------------------------------------------------------------------------
+# Fetched content: Markdown keeps its lines
+
+
+def clean_content(markdown: str) -> tuple[str, int]:
+    """Invisible and control characters removed line by line (REQ-SEC-015), so the
+    Markdown's line structure stays; returns the text and how many were removed."""
+    removed = 0
+    lines: list[str] = []
+    for line in markdown.split("\n"):
+        cleaned, count = _remove_invisible(line.replace("\r", ""))
+        removed += count
+        lines.append(cleaned.rstrip())
+    return "\n".join(lines).strip("\n"), removed
+
+
+def count_instruction_like(text: str) -> int:
+    """How many paragraphs of fetched text look like an instruction to a model."""
+    return sum(1 for block in text.split("\n\n") if block.strip() and looks_like_instruction(block))

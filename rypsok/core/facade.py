@@ -11,7 +11,7 @@ from __future__ import annotations
 import ssl
 import time
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 
@@ -20,7 +20,12 @@ from rypsok.core.config.settings import Config
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.engines.registry import driver_for
+from rypsok.core.fetch.failures import fetch_deadline
+from rypsok.core.fetch.pipeline import FetchService
+from rypsok.core.fetch.request import fetch_request
+from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import (
+    FetchResponse,
     SearchResponse,
     StatusResponse,
     ToolError,
@@ -28,6 +33,7 @@ from rypsok.core.model import (
     search_deadline,
 )
 from rypsok.core.net.client import EngineClient, user_agent
+from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.net.tls import client_context
 from rypsok.core.ratelimit import ToolRateLimiter
 from rypsok.core.search.pipeline import SearchService
@@ -41,7 +47,8 @@ _REFUNDED = frozenset({"invalid_request", "denied"})
 
 class Rypsok:
     def __init__(self, config: Config, *, tls: ssl.SSLContext | None = None,
-                 client: EngineClient | None = None) -> None:
+                 client: EngineClient | None = None,
+                 fetch_client: EngineClient | None = None) -> None:
         self.config = config
         self.health = HealthRegistry(config)
         lim = config.limits
@@ -62,6 +69,17 @@ class Rypsok:
             for e in active
         }
         self.searches = SearchService(config, self.health, self.client, drivers, limiters)
+        # Agent-directed requests: their own client, never through the engine proxy
+        # (REQ-SEC-007), every address judged by the egress policy at connect time.
+        self.returned = ReturnedUrls(lim.strict_mode_urls)
+        self.fetches = FetchService(
+            config,
+            fetch_client or EngineClient(
+                tls=tls or client_context(),
+                user_agent=user_agent(config.service.user_agent_contact)),
+            EgressPolicy.from_config(config), anyio.CapacityLimiter(lim.parsing_in_flight),
+            self.returned,
+        )
 
     @classmethod
     def from_config(cls, config: Config, *, tls: ssl.SSLContext | None = None) -> Rypsok:
@@ -90,6 +108,8 @@ class Rypsok:
                         self.rate.refund(caller, "web_search")
                     raise
                 outcome = response.outcome
+                if self.config.fetch.strict_mode:
+                    self.returned.remember(r.url for r in response.results)
                 return response
             except ToolError as error:
                 outcome = _refusal(error)
@@ -99,9 +119,34 @@ class Rypsok:
                 counters.add("calls", "web_search", outcome.split(":")[0])
                 log.info("call", tool="web_search", outcome=outcome, latency_ms=_ms(started))
 
-    async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER) -> NoReturn:
-        """web_fetch: not part of this build yet, and not offered in the tool list."""
-        raise ToolError("unavailable", "web_fetch is not available in this build")
+    async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
+                    ) -> FetchResponse:
+        """web_fetch: one public page's main content; returns within LIM-F5 of the start."""
+        with call_scope(caller):
+            started = time.monotonic()
+            outcome = "error"
+            try:
+                self._admit(caller, "web_fetch")
+                try:
+                    request = fetch_request(self.config, arguments)
+                    maximum = (self.config.fetch.deadline_ms + limits.default("LIM-F5")) / 1000
+                    with anyio.move_on_after(maximum) as scope:
+                        response = await self.fetches.fetch(request)
+                    if scope.cancelled_caught:
+                        raise fetch_deadline()
+                except ToolError as error:
+                    if error.kind in _REFUNDED:
+                        self.rate.refund(caller, "web_fetch")
+                    raise
+                outcome = response.outcome
+                return response
+            except ToolError as error:
+                outcome = _refusal(error)
+                counters.add("refused", "web_fetch", outcome)
+                raise
+            finally:
+                counters.add("calls", "web_fetch", outcome.split(":")[0])
+                log.info("call", tool="web_fetch", outcome=outcome, latency_ms=_ms(started))
 
     async def status(self, caller: str = LOCAL_CALLER) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13)."""

@@ -193,6 +193,30 @@ class SearchResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class FetchResponse:
+    url: str
+    title: str
+    content: str
+    truncated: bool
+    next_start_char: int | None
+    notices: tuple[Notice, ...] = ()
+    outcome: Outcome = "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "content": self.content,
+            "notices": [n.to_json() for n in self.notices],
+            "outcome": self.outcome,
+            "title": self.title,
+            "truncated": self.truncated,
+            "url": self.url,
+        }
+        if self.next_start_char is not None:
+            out["next_start_char"] = self.next_start_char
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class EngineReport:
     id: str
     state: EngineState

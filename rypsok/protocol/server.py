@@ -23,7 +23,7 @@ from rypsok.core.telemetry import log
 from rypsok.protocol import tools
 
 # Tools this build really serves; one is added here when its service lands.
-OFFERED: tuple[str, ...] = ("web_search", "engine_status")
+OFFERED: tuple[str, ...] = ("web_search", "web_fetch", "engine_status")
 
 _ANNOTATIONS = {
     True: types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
@@ -76,6 +76,9 @@ def build_server(core: Rypsok, caller: str = LOCAL_CALLER) -> Server[Any]:
             if params.name == "web_search":
                 found = await core.search(arguments, caller)
                 return _result(core, found.to_json())
+            if params.name == "web_fetch":
+                page = await core.fetch(arguments, caller)
+                return _result(core, page.to_json())
             if params.name == "engine_status":
                 tools.status_arguments(arguments)
                 response = await core.status(caller)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from rypsok.core import limits
 from rypsok.core.config.settings import Config
 from rypsok.core.model import ToolError, unknown_parameter
 from rypsok.core.search.request import TIME_RANGES
@@ -129,6 +130,37 @@ def search_input_schema(config: Config) -> dict[str, Any]:
             "additionalProperties": False}
 
 
+def fetch_input_schema(config: Config) -> dict[str, Any]:
+    f = config.fetch
+    return {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "maxLength": limits.default("LIM-F9")},
+            "max_chars": {"type": "integer", "minimum": limits.get("LIM-F1").low,
+                          "maximum": f.max_chars_ceiling, "default": f.max_chars},
+            "start_char": {"type": "integer", "minimum": 0, "default": 0},
+        },
+        "required": ["url"],
+        "additionalProperties": False,
+    }
+
+
+def _fetch_output() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "outcome": {"type": "string", "enum": ["ok"]},
+            "notices": {"type": "array", "items": _notice_schema()},
+            "url": {"type": "string"},
+            "title": {"type": "string"},
+            "content": {"type": "string"},
+            "truncated": {"type": "boolean"},
+            "next_start_char": {"type": "integer"},
+        },
+        "required": ["outcome", "notices", "url", "title", "content", "truncated"],
+    }
+
+
 def status_input_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -145,6 +177,9 @@ def definitions(config: Config, offered: tuple[str, ...]) -> list[ToolDefinition
         if name == "web_search":
             out.append(ToolDefinition(name, DESCRIPTIONS[name], search_input_schema(config),
                                       _search_output() if structured else None, True))
+        elif name == "web_fetch":
+            out.append(ToolDefinition(name, DESCRIPTIONS[name], fetch_input_schema(config),
+                                      _fetch_output() if structured else None, True))
         elif name == "engine_status":
             out.append(ToolDefinition(name, DESCRIPTIONS[name], status_input_schema(),
                                       _status_output() if structured else None, False))

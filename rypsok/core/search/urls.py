@@ -13,9 +13,9 @@ lives in this file (REQ-RANK-002, REQ-RANK-003, REQ-CTX-006):
 * The comparison key is derived from the returned URL and is never shown nor
   fetched. Its rules are listed on ``_comparison_key`` and in docs/ranking.md.
 
-``refuses_host`` is a stand-in for the egress policy's judgment of a host
-(REQ-RANK-003: "a host that web_fetch would accept"); the egress component
-replaces it when it lands.
+``refuses_host`` applies the egress policy's built-in judgment of a host
+(REQ-RANK-003: "a host that web_fetch would accept"): the refusal table, the
+refused names and the IPv4 notations all come from rypsok.core.net.egress.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from rypsok.core import limits
+from rypsok.core.net.egress import ends_in_number, parse_ipv4, refused_builtin, refused_name
 from rypsok.core.net.hostname import HostNameError, to_ascii
 
 URL_MAX_CHARS: Final = limits.default("LIM-F9")
@@ -60,8 +61,6 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _DEFAULT_PORT: Final = {"http": 80, "https": 443}
 _PORT = re.compile(r"[0-9]{0,5}")
 _DECIMAL = re.compile(r"[0-9]+")
-_OCTAL = re.compile(r"0[0-7]*")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
 _HEXDIGITS: Final = frozenset("0123456789abcdefABCDEF")
 _UNRESERVED: Final = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
@@ -69,12 +68,6 @@ _UNRESERVED: Final = frozenset(
 # Characters a URI may carry as they are (RFC 3986 unreserved, gen-delims,
 # sub-delims); everything else is percent-encoded in the key.
 _URI_CHARS: Final = _UNRESERVED | frozenset(":/?#[]@!$&'()*+,;=")
-_REFUSED_SUFFIXES: Final = (".local", ".internal", ".arpa", ".localhost")
-_NAT64: Final = (
-    ipaddress.IPv6Network("64:ff9b::/96"),
-    ipaddress.IPv6Network("64:ff9b:1::/48"),
-)
-_IPV4_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -184,10 +177,10 @@ def _comparison_key(
 def refuses_host(host: str) -> bool:
     """True when web_fetch would refuse this URL host (brackets around IPv6).
 
-    A stand-in for the egress policy's judgment until it exists: malformed
-    names, ``localhost`` and single labels, ``*.local``, ``*.internal``,
-    ``*.arpa``, ``*.localhost``, and address literals (in any IPv4 notation a
-    browser reads) that are not globally routable unicast addresses.
+    The egress policy's built-in judgment, without operator rules: malformed
+    names, names that never name a public site (egress.refused_name), and
+    address literals (in any IPv4 notation a browser reads) that the built-in
+    table refuses (egress.refused_builtin).
     """
     return _judge_host(host) is None
 
@@ -360,8 +353,8 @@ def _judge_host(host: str) -> tuple[str, str] | None:
         if not _global_address(address6):
             return None
         return f"[{address6.compressed}]", host
-    if host.isascii() and _ends_in_number(host):
-        address4 = _ipv4(host)
+    if host.isascii() and ends_in_number(host):
+        address4 = parse_ipv4(host)
         if address4 is None or not _global_address(address4):
             return None
         # 010.8.8.8 is 8.8.8.8 to a browser but 10.8.8.8 to readers that take
@@ -374,7 +367,7 @@ def _judge_host(host: str) -> tuple[str, str] | None:
         name = to_ascii(host)
     except HostNameError:
         return None
-    if "." not in name or name == "localhost" or name.endswith(_REFUSED_SUFFIXES):
+    if refused_name(name):
         return None
     return name, _shown_name(host, name)
 
@@ -388,8 +381,8 @@ def _lenient_host(host: str) -> tuple[str, str] | None:
         except ValueError:
             return None
         return f"[{address6.compressed}]", host
-    if host.isascii() and _ends_in_number(host):
-        address4 = _ipv4(host)
+    if host.isascii() and ends_in_number(host):
+        address4 = parse_ipv4(host)
         return (str(address4), host) if address4 is not None else None
     try:
         name = to_ascii(host)
@@ -409,46 +402,6 @@ def _shown_name(host: str, name: str) -> str:
     return ".".join(shown) + ("." if root else "")
 
 
-def _ends_in_number(host: str) -> bool:
-    """The URL Standard's test for a host that must parse as IPv4."""
-    labels = host.split(".")
-    if labels[-1] == "" and len(labels) > 1:
-        labels.pop()
-    last = labels[-1]
-    return bool(_DECIMAL.fullmatch(last)) or _ipv4_number(last) is not None
-
-
-def _ipv4_number(text: str) -> int | None:
-    if text[:2] in ("0x", "0X"):
-        digits = text[2:]
-        if not digits:  # "0x" alone is zero in the URL Standard
-            return 0
-        return int(digits, 16) if _HEX.fullmatch(digits) else None
-    if len(text) > 1 and text.startswith("0"):
-        return int(text, 8) if _OCTAL.fullmatch(text) else None
-    return int(text) if _DECIMAL.fullmatch(text) else None
-
-
-def _ipv4(host: str) -> ipaddress.IPv4Address | None:
-    """An IPv4 literal in any notation a browser reads (decimal, octal, hex, 1-4 parts)."""
-    labels = host.split(".")
-    if labels[-1] == "" and len(labels) > 1:
-        labels.pop()
-    if len(labels) > 4 or any(len(label) > 40 for label in labels):
-        return None
-    numbers = [_ipv4_number(label) for label in labels]
-    values = [n for n in numbers if n is not None]
-    if len(values) != len(numbers):
-        return None
-    *head, last = values
-    if any(n > 255 for n in head) or last >= 256 ** (5 - len(values)):
-        return None
-    value = last
-    for position, n in enumerate(head):
-        value += n << (8 * (3 - position))
-    return ipaddress.IPv4Address(value)
-
-
 def _ipv4_leading_zeros_decimal(host: str) -> ipaddress.IPv4Address | None:
     """The other reading of a dotted-decimal quad with leading zeros, if any."""
     labels = host.removesuffix(".").split(".")
@@ -463,15 +416,5 @@ def _ipv4_leading_zeros_decimal(host: str) -> ipaddress.IPv4Address | None:
 
 
 def _global_address(address: Address) -> bool:
-    """A globally routable unicast address; embedded IPv4 forms judged by their IPv4."""
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return _global_address(address.ipv4_mapped)
-        if address.sixtofour is not None:
-            return _global_address(address.sixtofour)
-        if (
-            address.is_site_local or address in _IPV4_COMPATIBLE
-            or any(address in net for net in _NAT64)
-        ):
-            return False
-    return address.is_global and not address.is_multicast
+    """Not refused by the egress policy's built-in table (embedded IPv4 forms included)."""
+    return refused_builtin(address) is None

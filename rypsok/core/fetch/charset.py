@@ -1,0 +1,106 @@
+"""Bytes of a fetched document to text (REQ-PAGE-007).
+
+The order, first match wins:
+
+1. a byte order mark (UTF-8, UTF-16LE, UTF-16BE): as in browsers and in
+   html5lib, a BOM wins even over the header, since it cannot be there by
+   accident while a server's default charset often is;
+2. the Content-Type ``charset`` when it names an encoding the WHATWG
+   Encoding standard knows (labels are looked up as browsers do, so
+   ``iso-8859-1`` means windows-1252);
+3. a ``<meta charset>`` or ``<meta http-equiv="Content-Type">`` in the first
+   1024 bytes (html5lib's prescan, the standard's algorithm; a UTF-16 label
+   there means UTF-8, since the bytes were readable as ASCII);
+4. nothing declared: UTF-8 when the whole body is valid UTF-8, else
+   charset-normalizer's guess from at most the first 64 KiB;
+5. UTF-8.
+
+Undecodable bytes become U+FFFD; :func:`decode` never raises for any input.
+The pipeline decodes here and hands ``str`` to the tree builder, so html5lib's
+own byte sniffing (which stops at windows-1252 and never detects) is not used.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+import charset_normalizer
+from html5lib._inputstream import EncodingParser, lookupEncoding
+
+__all__ = ["DETECT_BYTES", "PRESCAN_BYTES", "decode", "resolve"]
+
+PRESCAN_BYTES = 1024
+DETECT_BYTES = 64 * 1024
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_UTF16 = frozenset({"utf-16le", "utf-16be", "utf-16"})
+
+
+def _lookup(label: str | None) -> str | None:
+    """A label to a Python codec name, or None when the label is unknown."""
+    if not label:
+        return None
+    encoding = lookupEncoding(label.strip().strip("\"'"))
+    if encoding is None:
+        return None
+    name: str = encoding.codec_info.name
+    return name
+
+
+def _prescan(head: bytes) -> str | None:
+    try:
+        found = EncodingParser(head).getEncoding()
+    except Exception:  # a prescan quirk must never fail a fetch
+        return None
+    if found is None:
+        return None
+    if found.name.lower() in _UTF16:
+        return "utf-8"
+    name: str = found.codec_info.name
+    return name
+
+
+def _detect(body: bytes) -> str | None:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return "utf-8"
+    try:
+        best = charset_normalizer.from_bytes(body[:DETECT_BYTES]).best()
+    except Exception:  # detection is a guess; a failure falls back to UTF-8
+        return None
+    if best is None:
+        return None
+    return _lookup(best.encoding) or _python_codec(best.encoding)
+
+
+def _python_codec(name: str) -> str | None:
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def resolve(body: bytes, declared: str | None) -> tuple[str, int]:
+    """The codec to read ``body`` with, and how many leading bytes (a BOM) to skip."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name, len(bom)
+    codec = _lookup(declared) or _prescan(body[:PRESCAN_BYTES]) or _detect(body) or "utf-8"
+    return codec, 0
+
+
+def decode(body: bytes, declared: str | None) -> str:
+    """``body`` as text; ``declared`` is the Content-Type charset parameter, if any."""
+    codec, skip = resolve(body, declared)
+    data = memoryview(body)[skip:] if skip else body
+    try:
+        return codecs.decode(data, codec, errors="replace")
+    except (LookupError, UnicodeError, TypeError):
+        return bytes(data).decode("utf-8", errors="replace")

@@ -1,0 +1,368 @@
+"""The web_fetch pipeline, in the order of REQ-PAGE-001.
+
+validation -> privacy check of the URL -> strict mode -> egress policy ->
+robots.txt -> request (every address judged at connect time) -> byte limit
+while streaming -> status -> media type -> charset -> parsing under node and
+depth bounds (off the event loop, under the parsing permits) -> main content
+-> cleaning -> truncation -> response.
+
+Guarantees: no request reaches an address the policy refuses; nothing of the
+page reaches an error or a log line; the network part ends at fetch.deadline_ms
+and the whole call at LIM-F5; a name that resolves only to refused addresses
+answers exactly like a name that does not resolve.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address
+from urllib.parse import urljoin
+
+import anyio
+
+from rypsok.core import boundary, limits
+from rypsok.core.config.settings import Config
+from rypsok.core.fetch import charset, errors, failures
+from rypsok.core.fetch.html.extract import Extracted, extract, extract_text
+from rypsok.core.fetch.html.tree import ParseCancelled, parse_html
+from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
+from rypsok.core.fetch.request import FetchRequest, start_beyond_content
+from rypsok.core.fetch.robots import (
+    ALLOW_ALL,
+    DISALLOW_ALL,
+    RobotsCache,
+    RobotsRules,
+    parse_robots,
+    rules_for_status,
+)
+from rypsok.core.fetch.strict import ReturnedUrls
+from rypsok.core.model import FetchResponse, Notice, ToolError
+from rypsok.core.net.client import ClientError, EngineClient, Response
+from rypsok.core.net.egress import EgressPolicy
+from rypsok.core.telemetry import counters, log
+
+ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
+READABLE = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
+            "text/markdown": "text", "text/x-markdown": "text"}
+ROBOTS_REDIRECTS = 5
+# robots.txt URLs are built here from a URL that passed the secret check already.
+_OWN_URL = "off"
+
+
+@dataclass(slots=True)
+class _Judged:
+    """What the policy refused while the client connected, for the operator's log."""
+
+    reason: str | None = None
+
+
+class FetchService:
+    def __init__(self, config: Config, client: EngineClient, policy: EgressPolicy,
+                 parsing: anyio.CapacityLimiter, returned: ReturnedUrls) -> None:
+        self.config = config
+        self.client = client
+        self.policy = policy
+        self.parsing = parsing
+        self.returned = returned
+        self.robots = RobotsCache(config.limits.robots_cache_entries)
+        self.in_flight = anyio.CapacityLimiter(config.limits.fetches_in_flight)
+        self._hosts: dict[str, anyio.Lock] = {}
+        self._host_users: dict[str, int] = {}
+
+    async def fetch(self, request: FetchRequest) -> FetchResponse:
+        f = self.config.fetch
+        deadline = anyio.current_time() + f.deadline_ms / 1000
+        target = parse_fetch_url(request.url, allow_http=self.config.egress.allow_http,
+                                 secret_mode=self.config.privacy.secret_detection)
+        self._strict(request.url, target)
+        self._policy(target)
+        async with self._slot(target.host, deadline):
+            final, response = await self._follow(target, deadline)
+        kind = _media_kind(response)
+        text = charset.decode(response.body, _declared_charset(response))
+        extracted = await self._extract(text, kind, final.url)
+        return self._respond(request, final, extracted)
+
+    # -- policy stages -------------------------------------------------------------------
+
+    def _strict(self, raw_url: str, target: FetchTarget) -> None:
+        if not self.config.fetch.strict_mode:
+            return
+        if raw_url in self.returned or target.url in self.returned:
+            return
+        if self.policy.admits_by_rule(target.host):
+            return
+        log.info("refused", tool="web_fetch", reason="strict_mode")
+        raise failures.strict_mode()
+
+    def _policy(self, target: FetchTarget) -> None:
+        verdict = self.policy.judge_host(target.host, target.port)
+        if not verdict.allowed:
+            log.info("refused", tool="web_fetch", reason=verdict.reason)
+            raise errors.egress_denied()
+
+    def _judge(self, target: FetchTarget, record: _Judged):  # type: ignore[no-untyped-def]
+        def judge(address: IPv4Address | IPv6Address) -> bool:
+            verdict = self.policy.judge_address(address, target.host, target.port)
+            if not verdict.allowed:
+                record.reason = verdict.reason
+            return verdict.allowed
+
+        return judge
+
+    # -- the network part -------------------------------------------------------------------
+
+    @contextmanager
+    def _host_lock(self, host: str) -> Iterator[anyio.Lock]:
+        lock = self._hosts.setdefault(host, anyio.Lock())
+        self._host_users[host] = self._host_users.get(host, 0) + 1
+        try:
+            yield lock
+        finally:
+            self._host_users[host] -= 1
+            if not self._host_users[host]:  # the table holds only hosts in use
+                del self._host_users[host]
+                del self._hosts[host]
+
+    @asynccontextmanager
+    async def _slot(self, host: str, deadline: float) -> AsyncIterator[None]:
+        """A fetch permit (LIM-C3) and the host's turn (LIM-C4), or busy at the deadline."""
+        with self._host_lock(host) as lock:
+            with anyio.move_on_at(deadline) as waiting:
+                await self.in_flight.acquire()
+            if waiting.cancelled_caught:
+                raise failures.busy()
+            try:
+                with anyio.move_on_at(deadline) as waiting:
+                    await lock.acquire()
+                if waiting.cancelled_caught:
+                    raise failures.busy()
+                try:
+                    yield
+                finally:
+                    lock.release()
+            finally:
+                self.in_flight.release()
+
+    async def _follow(self, target: FetchTarget, deadline: float
+                      ) -> tuple[FetchTarget, Response]:
+        """GET with robots.txt and the redirect rules; returns the page that answered 2xx."""
+        f = self.config.fetch
+        current = target
+        for hop in range(f.max_redirects + 1):
+            await self._robots_check(current, deadline)
+            response = await self._get(current, deadline, accept=ACCEPT,
+                                       max_bytes=f.max_bytes, upgraded=current.upgraded)
+            if response.status in (301, 302, 303, 307, 308):
+                location = response.header("location")
+                if location is None:
+                    raise errors.network_unavailable()
+                current = self._next_hop(current, location, hop)
+                continue
+            if response.status >= 400:
+                counters.add("fetch", "status", str(response.status // 100) + "xx")
+                raise failures.http_status(response.status, response.header("retry-after"))
+            if not 200 <= response.status < 300:
+                raise errors.network_unavailable()
+            log.info("fetched", host=current.host, status=response.status,
+                     bytes=len(response.body))
+            return current, response
+        log.info("refused", tool="web_fetch", reason="too_many_redirects")
+        raise errors.network_unavailable()
+
+    def _next_hop(self, current: FetchTarget, location: str, hop: int) -> FetchTarget:
+        f = self.config.fetch
+        try:
+            nxt = parse_fetch_url(_join(current.url, location),
+                                  allow_http=self.config.egress.allow_http,
+                                  secret_mode=self.config.privacy.secret_detection)
+        except ToolError as error:
+            if error.kind == "denied":
+                raise errors.egress_denied() from None  # never disclose the target
+            raise errors.network_unavailable() from None
+        verdict = self.policy.judge_host(nxt.host, nxt.port)
+        if not verdict.allowed:
+            log.info("refused", tool="web_fetch", reason=verdict.reason)
+            raise errors.egress_denied()
+        same_host = (nxt.host, nxt.port) == (current.host, current.port)
+        if not same_host and not f.follow_cross_host_redirects:
+            raise failures.redirected(nxt.url)
+        if hop >= f.max_redirects:
+            log.info("refused", tool="web_fetch", reason="too_many_redirects")
+            raise errors.network_unavailable()
+        return nxt
+
+    async def _robots_check(self, target: FetchTarget, deadline: float) -> None:
+        if not self.config.fetch.robots_txt:
+            return
+        origin = f"{target.scheme}://{target.host}:{target.port}"
+        rules = self.robots.get(origin)
+        if rules is None:
+            rules = await self._read_robots(target, deadline)
+            self.robots.put(origin, rules)
+        if not rules.allows(target.target):
+            log.info("refused", tool="web_fetch", reason="robots_txt", host=target.host)
+            raise failures.robots_denied()
+
+    async def _read_robots(self, target: FetchTarget, deadline: float) -> RobotsRules:
+        """The origin's rules (RFC 9309): 4xx allows all, 5xx or unreachable disallows all,
+        up to five redirects of robots.txt itself, then "unavailable" (allow all)."""
+        current = parse_fetch_url(f"{target.scheme}://{_authority(target)}/robots.txt",
+                                  allow_http=True, secret_mode=_OWN_URL)
+        for _ in range(ROBOTS_REDIRECTS + 1):
+            try:
+                response = await self._get(current, deadline, accept="text/plain",
+                                           max_bytes=limits.default("LIM-F13"),
+                                           upgraded=target.upgraded,
+                                           allow_http=target.scheme == "http")
+            except ToolError as error:
+                if error.kind != "too_large":
+                    # The site cannot be reached: the page could not be either, and the
+                    # caller hears it as such (network, deadline, or the https retry).
+                    raise
+                # A file above LIM-F13 cannot be read whole: the cautious reading of the
+                # site's wishes is to read nothing there.
+                return DISALLOW_ALL
+            if response.status in (301, 302, 303, 307, 308):
+                try:
+                    nxt = parse_fetch_url(_join(current.url, response.header("location") or ""),
+                                          allow_http=True, secret_mode=_OWN_URL)
+                except ToolError:
+                    return ALLOW_ALL
+                if not self.policy.judge_host(nxt.host, nxt.port).allowed:
+                    return ALLOW_ALL
+                current = nxt
+                continue
+            by_status = rules_for_status(response.status)
+            return by_status if by_status is not None else parse_robots(response.body)
+        return ALLOW_ALL
+
+    async def _get(self, target: FetchTarget, deadline: float, *, accept: str, max_bytes: int,
+                   upgraded: bool, allow_http: bool | None = None) -> Response:
+        f = self.config.fetch
+        left = deadline - anyio.current_time()
+        if left <= 0:
+            raise failures.fetch_deadline()
+        record = _Judged()
+        try:
+            return await self.client.get(
+                target.url, headers=(("Accept", accept),), max_bytes=max_bytes,
+                connect_timeout_s=min(f.connect_timeout_ms / 1000, left), total_timeout_s=left,
+                allow_http=self.config.egress.allow_http if allow_http is None else allow_http,
+                judge=self._judge(target, record),
+            )
+        except ClientError as error:
+            if record.reason is not None:
+                log.info("refused", tool="web_fetch", reason=record.reason)
+            if error.kind == "too_large":
+                raise failures.too_large(max_bytes) from None
+            if error.kind == "timeout" and anyio.current_time() >= deadline - 0.01:
+                raise failures.fetch_deadline() from None
+            if upgraded:
+                raise errors.https_retry_failed() from None
+            raise errors.network_unavailable() from None
+
+    # -- content ---------------------------------------------------------------------------
+
+    async def _extract(self, text: str, kind: str, url: str) -> Extracted:
+        if kind == "text":
+            return extract_text(text)
+        cancel = threading.Event()
+
+        def work() -> Extracted:
+            return extract(parse_html(text, cancel=cancel), url)
+
+        margin = limits.default("LIM-F5") / 1000
+        try:
+            with anyio.fail_after(margin + self.config.fetch.deadline_ms / 1000):
+                async with self.parsing:
+                    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except TimeoutError:
+            cancel.set()
+            raise failures.fetch_deadline() from None
+        except anyio.get_cancelled_exc_class():
+            cancel.set()
+            raise
+        except ParseCancelled:
+            raise failures.fetch_deadline() from None
+        except Exception as exc:  # a defect in parsing ends this call only (REQ-SEC-014)
+            log.error("extraction_error", error_type=type(exc).__name__)
+            raise failures.extraction_failed() from None
+
+    def _respond(self, request: FetchRequest, final: FetchTarget,
+                 extracted: Extracted) -> FetchResponse:
+        s = self.config.search
+        notices: list[Notice] = []
+        content, removed = boundary.clean_content(extracted.markdown)
+        if not content.strip():
+            raise failures.extraction_failed()
+        title_field = boundary.clean_field(extracted.title or "", markup=False,
+                                           limit=s.title_max_chars)
+        removed += title_field.removed
+        if extracted.partial:
+            notices.append(Notice("extraction_partial"))
+        if title_field.truncated:
+            notices.append(Notice("title_truncated", count=1))
+        if removed:
+            notices.append(Notice("characters_removed", count=removed))
+        if request.start_char and request.start_char >= len(content):
+            raise start_beyond_content(len(content))
+        end = request.start_char + request.max_chars
+        piece = content[request.start_char:end]
+        flagged = boundary.count_instruction_like(piece) + title_field.instruction_like
+        if flagged:
+            notices.append(Notice("instruction_like_content", count=flagged))
+        truncated = end < len(content)
+        return FetchResponse(
+            url=final.url, title=title_field.text, content=piece, truncated=truncated,
+            next_start_char=end if truncated else None, notices=tuple(notices),
+        )
+
+
+def _join(base: str, location: str) -> str:
+    """The absolute target of a Location; one that is not a URL fails like a bad URL."""
+    try:
+        return urljoin(base, location.strip())
+    except ValueError:
+        raise errors.network_unavailable() from None
+
+
+def _authority(target: FetchTarget) -> str:
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    return f"{host}:{target.port}"
+
+
+def _media_type(response: Response) -> str | None:
+    value = response.header("content-type")
+    if value is None:
+        return None
+    return value.split(";", 1)[0].strip().lower() or None
+
+
+def _declared_charset(response: Response) -> str | None:
+    value = response.header("content-type") or ""
+    for part in value.split(";")[1:]:
+        name, _, raw = part.strip().partition("=")
+        if name.strip().lower() == "charset":
+            return raw.strip().strip('"').strip("'") or None
+    return None
+
+
+def _media_kind(response: Response) -> str:
+    """html or text; anything else ends the call (sniffing only tells HTML from text)."""
+    media = _media_type(response)
+    if media is None:
+        head = response.body[:1024].lstrip().lower()
+        if b"\x00" in response.body[:4096]:
+            raise failures.unsupported_media("application/octet-stream")
+        return "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
+    kind = READABLE.get(media)
+    if kind is None:
+        raise failures.unsupported_media(media)
+    if kind == "html" and b"\x00" in response.body[:4096] and media == "text/html":
+        raise failures.unsupported_media("application/octet-stream")
+    return kind
+

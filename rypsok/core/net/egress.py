@@ -1,0 +1,358 @@
+"""The egress policy: which destinations rypsok may connect to (REQ-SEC-005).
+
+One component, two profiles. The agent-directed profile (fetches and
+robots.txt reads, REQ-SEC-006) admits only globally routable unicast
+addresses and names that can name a public site; the engine profile
+(REQ-SEC-017) admits the configured host and port of an engine only.
+
+Pure: no resolver, no socket. The fetch pipeline calls `judge_host` on the
+URL's host before resolution and `judge_address` on every address it is
+about to connect to (REQ-SEC-007), each redirect hop included.
+
+Order of judgment (the book's [egress] section): deny rules, then allow
+rules, then the built-in table. Decisions where the book is silent:
+
+* A name rule that admits a host also admits every address that name
+  resolves to (that is what ``wiki.corp.example`` in an allow list is for),
+  except the cloud metadata addresses: those are admitted only by an
+  address or network rule naming them, so an allowed name rebound to the
+  metadata service does not reach it.
+* A port outside ``fetch.ports`` is admitted only when an allow rule
+  matches the destination as the URL names it (by name for a name rule, by
+  the literal address for an address rule) or, at connect time, the address.
+* The built-in table is written here, not derived from ``ipaddress``'s
+  ``is_global``/``is_private``, which are wrong for several blocks in 3.11.
+
+The WHATWG IPv4 host parser (decimal, octal, hexadecimal, one to four parts)
+lives here too, because the fetch intake and the result-URL check must read
+an address exactly as the policy does.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal
+
+from rypsok.core.net.hostname import HostNameError, to_ascii
+from rypsok.core.net.rules import Rule
+
+if TYPE_CHECKING:
+    from rypsok.core.config.settings import Config
+
+IPv4Address = ipaddress.IPv4Address
+IPv6Address = ipaddress.IPv6Address
+Address = IPv4Address | IPv6Address
+
+Reason = Literal[
+    "allowed", "allow_rule", "deny_rule", "builtin_address", "builtin_name", "malformed", "port",
+    "engine_host",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The policy's answer for one destination; ``reason`` is for the operator's log."""
+
+    allowed: bool
+    reason: Reason
+
+
+# -- the built-in refusal table ------------------------------------------------------------
+#
+# Order matters only for the name reported: a narrower block is listed before
+# the wider one that contains it.
+
+_V4_TABLE: Final[tuple[tuple[str, str], ...]] = (
+    # Cloud metadata and host services first, so that the log names them.
+    ("169.254.169.254/32", "cloud metadata (AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle)"),
+    ("169.254.170.2/32", "cloud metadata (AWS ECS task credentials)"),
+    ("169.254.0.23/32", "cloud metadata (Tencent Cloud)"),
+    ("100.100.100.200/32", "cloud metadata (Alibaba Cloud)"),
+    ("192.0.0.192/32", "cloud metadata (Oracle Cloud)"),
+    # A public Microsoft address answered only from inside Azure (wire server,
+    # instance health, DNS): reachable from a VM there and nowhere else.
+    ("168.63.129.16/32", "cloud host service (Azure wire server)"),
+    ("0.0.0.0/8", "this network"),
+    ("10.0.0.0/8", "private-use"),
+    ("100.64.0.0/10", "shared address space (carrier-grade NAT)"),
+    ("127.0.0.0/8", "loopback"),
+    ("169.254.0.0/16", "link-local"),
+    ("172.16.0.0/12", "private-use"),
+    # The whole /24, its two globally reachable anycast entries (PCP, TURN)
+    # included: protocol services, never a web site.
+    ("192.0.0.0/24", "IETF protocol assignments"),
+    ("192.0.2.0/24", "documentation (TEST-NET-1)"),
+    ("192.88.99.0/24", "deprecated 6to4 relay anycast"),
+    ("192.168.0.0/16", "private-use"),
+    ("198.18.0.0/15", "benchmarking"),
+    ("198.51.100.0/24", "documentation (TEST-NET-2)"),
+    ("203.0.113.0/24", "documentation (TEST-NET-3)"),
+    ("224.0.0.0/4", "multicast"),
+    ("255.255.255.255/32", "limited broadcast"),
+    ("240.0.0.0/4", "reserved"),
+)
+
+_V6_TABLE: Final[tuple[tuple[str, str], ...]] = (
+    ("fd00:ec2::254/128", "cloud metadata (AWS IPv6)"),
+    ("fd00:ec2::23/128", "cloud host service (AWS IPv6 time sync)"),
+    ("::/128", "unspecified"),
+    ("::1/128", "loopback"),
+    ("::/96", "IPv4-compatible (deprecated)"),
+    ("64:ff9b::/96", "NAT64 well-known prefix"),
+    ("64:ff9b:1::/48", "NAT64 local-use prefix"),
+    ("100::/64", "discard-only"),
+    ("100:0:0:1::/64", "dummy prefix"),
+    # The whole /23: Teredo (2001::/32) wholesale, since it tunnels to an
+    # IPv4 address it hides, and the anycast, AMT, AS112, ORCHID and DET
+    # entries, which are protocol services or identifiers, never web sites.
+    ("2001::/32", "Teredo"),
+    ("2001:2::/48", "benchmarking"),
+    ("2001::/23", "IETF protocol assignments"),
+    ("2001:db8::/32", "documentation"),
+    ("3fff::/20", "documentation"),
+    ("5f00::/16", "segment routing (SRv6) SIDs"),
+    ("fc00::/7", "unique-local"),
+    ("fe80::/10", "link-local"),
+    ("fec0::/10", "site-local (deprecated)"),
+    ("ff00::/8", "multicast"),
+)
+
+_V4_BLOCKS: Final = tuple((ipaddress.IPv4Network(n), name) for n, name in _V4_TABLE)
+_V6_BLOCKS: Final = tuple((ipaddress.IPv6Network(n), name) for n, name in _V6_TABLE)
+# Only 2000::/3 is allocated as global unicast; anything outside it (that the
+# table above did not name) is reserved by the IETF and routes nowhere public.
+_V6_GLOBAL_UNICAST: Final = ipaddress.IPv6Network("2000::/3")
+_SIX_TO_FOUR: Final = ipaddress.IPv6Network("2002::/16")
+
+
+def builtin_blocks() -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...]:
+    """The built-in table, IPv4 then IPv6, each network with its name."""
+    return (*_V4_BLOCKS, *_V6_BLOCKS)
+
+
+# Single addresses of cloud metadata and host services: a name rule never admits them.
+_METADATA: Final[frozenset[Address]] = frozenset(
+    net.network_address for net, name in builtin_blocks() if name.startswith("cloud ")
+)
+
+
+def refused_builtin(address: Address) -> str | None:
+    """The name of the built-in block refusing *address*, or None for global unicast.
+
+    IPv4-mapped addresses are judged as the IPv4 address they carry; a 6to4
+    address is refused when the IPv4 address it embeds is.
+    """
+    if isinstance(address, IPv4Address):
+        for network, name in _V4_BLOCKS:
+            if address in network:
+                return name
+        return None
+    mapped = address.ipv4_mapped
+    if mapped is not None:
+        return refused_builtin(mapped)
+    for network6, name in _V6_BLOCKS:
+        if address in network6:
+            return name
+    if address in _SIX_TO_FOUR:
+        embedded = address.sixtofour
+        inner = refused_builtin(embedded) if embedded is not None else "6to4"
+        return None if inner is None else f"6to4 embedding {inner}"
+    if address not in _V6_GLOBAL_UNICAST:
+        return "reserved (outside 2000::/3)"
+    return None
+
+
+# -- names ---------------------------------------------------------------------------------
+
+# Top-level names that never name a public site. RFC 6761 (localhost), RFC 6762
+# (local), ICANN's private-use TLD (internal), the infrastructure domain (arpa,
+# home.arpa included); and names that are never delegated but widely used
+# inside networks, so that only a local resolver would answer them: lan (home
+# routers), home and corp (ICANN declined to delegate them), onion (RFC 7686:
+# must not be resolved by DNS). example, test and invalid are left to DNS: they
+# cannot resolve publicly, and tests use them as public stand-ins.
+_INTERNAL_TLDS: Final = frozenset(
+    {"localhost", "local", "internal", "arpa", "lan", "home", "corp", "onion"}
+)
+
+
+def refused_name(name: str) -> bool:
+    """True when a name (comparable form, see hostname.to_ascii) never names a public site."""
+    if "." not in name:  # single labels, localhost included
+        return True
+    return name.rsplit(".", 1)[1] in _INTERNAL_TLDS
+
+
+# -- WHATWG IPv4 parsing ---------------------------------------------------------------------
+
+_DECIMAL: Final = re.compile(r"[0-9]+")
+_OCTAL: Final = re.compile(r"0[0-7]*")
+_HEX: Final = re.compile(r"[0-9A-Fa-f]+")
+
+
+def _ipv4_number(text: str) -> int | None:
+    if text[:2] in ("0x", "0X"):
+        digits = text[2:]
+        if not digits:  # "0x" alone is zero in the URL Standard
+            return 0
+        return int(digits, 16) if _HEX.fullmatch(digits) else None
+    if len(text) > 1 and text.startswith("0"):
+        return int(text, 8) if _OCTAL.fullmatch(text) else None
+    return int(text) if _DECIMAL.fullmatch(text) else None
+
+
+def _labels(host: str) -> list[str]:
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    return labels
+
+
+def ends_in_number(host: str) -> bool:
+    """The URL Standard's test: a host whose last label is a number must parse as IPv4."""
+    last = _labels(host)[-1]
+    return bool(_DECIMAL.fullmatch(last)) or (bool(last) and _ipv4_number(last) is not None)
+
+
+def parse_ipv4(host: str) -> IPv4Address | None:
+    """An IPv4 host in any notation a browser reads (1-4 parts, decimal/octal/hex), or None."""
+    labels = _labels(host)
+    # 40 characters are more than any valid part needs; bounds int() on hostile input.
+    if len(labels) > 4 or any(not label or len(label) > 40 for label in labels):
+        return None
+    values: list[int] = []
+    for label in labels:
+        number = _ipv4_number(label)
+        if number is None:
+            return None
+        values.append(number)
+    *head, last = values
+    if any(n > 0xFF for n in head) or last >> (8 * (5 - len(values))):
+        return None
+    value = last
+    for position, n in enumerate(head):
+        value += n << (8 * (3 - position))
+    return IPv4Address(value)
+
+
+# -- the policy --------------------------------------------------------------------------------
+
+
+def _canonical(address: Address) -> Address:
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _literal(host: str) -> Address | None:
+    text = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if "%" in text:  # a zone identifier is never a destination
+        return None
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+class EgressPolicy:
+    """The agent-directed profile with the operator's rules; immutable after construction."""
+
+    __slots__ = ("_allow", "_deny", "_ports")
+
+    def __init__(self, *, allow: Sequence[Rule], deny: Sequence[Rule],
+                 ports: Sequence[int]) -> None:
+        self._allow: tuple[Rule, ...] = tuple(allow)
+        self._deny: tuple[Rule, ...] = tuple(deny)
+        self._ports: frozenset[int] = frozenset(ports)
+
+    @classmethod
+    def from_config(cls, config: Config) -> EgressPolicy:
+        return cls(allow=config.egress.allow, deny=config.egress.deny, ports=config.fetch.ports)
+
+    # A host as the URL gives it: (name, None) or (None, address); None when malformed.
+    @staticmethod
+    def _host(host: str) -> tuple[str | None, Address | None] | None:
+        address = _literal(host)
+        if address is not None:
+            return None, _canonical(address)
+        if host.startswith("[") or "%" in host or ":" in host:
+            return None
+        try:
+            return to_ascii(host), None
+        except HostNameError:
+            return None
+
+    @staticmethod
+    def _matches(rules: tuple[Rule, ...], name: str | None, address: Address | None) -> bool:
+        for rule in rules:
+            if address is not None and rule.matches_address(address):
+                return True
+            if name is not None and rule.matches_name(name):
+                return True
+        return False
+
+    def judge_host(self, host: str, port: int) -> Verdict:
+        """Judge the URL's host before resolution: a name, or an address literal."""
+        parsed = self._host(host)
+        if parsed is None:
+            return Verdict(False, "malformed")
+        name, address = parsed
+        if self._matches(self._deny, name, address):
+            return Verdict(False, "deny_rule")
+        if self._matches(self._allow, name, address):
+            return Verdict(True, "allow_rule")
+        if port not in self._ports:
+            return Verdict(False, "port")
+        if address is not None:
+            if refused_builtin(address) is not None:
+                return Verdict(False, "builtin_address")
+        elif name is not None and refused_name(name):
+            return Verdict(False, "builtin_name")
+        return Verdict(True, "allowed")
+
+    def judge_address(self, address: Address, host: str, port: int) -> Verdict:
+        """Judge one address about to be connected to; *host* is the URL's host."""
+        parsed = self._host(host)
+        if parsed is None:
+            return Verdict(False, "malformed")
+        name, _literal_host = parsed
+        address = _canonical(address)
+        if self._matches(self._deny, name, address):
+            return Verdict(False, "deny_rule")
+        if self._matches(self._allow, None, address):
+            return Verdict(True, "allow_rule")
+        if self._matches(self._allow, name, None):
+            # A name rule admits what the name resolves to, but not the metadata service.
+            if address in _METADATA:
+                return Verdict(False, "builtin_address")
+            return Verdict(True, "allow_rule")
+        if port not in self._ports:
+            return Verdict(False, "port")
+        if name is not None and refused_name(name):
+            return Verdict(False, "builtin_name")
+        if refused_builtin(address) is not None:
+            return Verdict(False, "builtin_address")
+        return Verdict(True, "allowed")
+
+    def admits_by_rule(self, host: str) -> bool:
+        """Whether an allow rule matches *host* (strict mode): by name, or by literal address."""
+        parsed = self._host(host)
+        if parsed is None:
+            return False
+        name, address = parsed
+        return self._matches(self._allow, name, address)
+
+    @staticmethod
+    def judge_engine(configured_host: str, configured_port: int, host: str,
+                     port: int) -> Verdict:
+        """The engine profile: only the endpoint the operator configured (REQ-SEC-017)."""
+        wanted = EgressPolicy._host(configured_host)
+        given = EgressPolicy._host(host)
+        if wanted is None or given is None:
+            return Verdict(False, "malformed")
+        if wanted != given or configured_port != port:
+            return Verdict(False, "engine_host")
+        return Verdict(True, "allowed")
