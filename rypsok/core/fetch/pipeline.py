@@ -354,15 +354,25 @@ def _declared_charset(response: Response) -> str | None:
 def _media_kind(response: Response) -> str:
     """html or text; anything else ends the call (sniffing only tells HTML from text)."""
     media = _media_type(response)
+    if media is not None and media not in READABLE:
+        raise failures.unsupported_media(media)
+    if _looks_binary(response.body):
+        raise failures.unsupported_media("application/octet-stream")
     if media is None:
         head = response.body[:1024].lstrip().lower()
-        if b"\x00" in response.body[:4096]:
-            raise failures.unsupported_media("application/octet-stream")
         return "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
-    kind = READABLE.get(media)
-    if kind is None:
-        raise failures.unsupported_media(media)
-    if kind == "html" and b"\x00" in response.body[:4096] and media == "text/html":
-        raise failures.unsupported_media("application/octet-stream")
-    return kind
+    return READABLE[media]
+
+
+_CONTROL_BYTES = frozenset(range(0x09)) | frozenset(range(0x0E, 0x1B)) | frozenset(
+    range(0x1C, 0x20))
+
+
+def _looks_binary(body: bytes) -> bool:
+    """More than a tenth of control bytes at the start: not text, whatever it claims.
+    (A stray NUL in a page is replaced later; ESC stays, ISO-2022-JP needs it.)"""
+    head = body[:4096]
+    if not head or head.startswith((b"\xfe\xff", b"\xff\xfe")):  # UTF-16 has many NULs
+        return False
+    return sum(1 for b in head if b in _CONTROL_BYTES) * 10 > len(head)
 
