@@ -382,3 +382,27 @@ def test_gzip_encoded_pages_are_read(tmp_path: Path) -> None:
 
 
 __all__ = ["gzip"]
+
+
+def test_req_fetch_003_max_chars_range_and_ceiling(tmp_path: Path) -> None:
+    core = make(tmp_path, ALLOW_LOCAL + "[fetch]\nmax_chars_ceiling = 4000\n")
+    for bad in (499, 4001, "600", True):
+        error = refused(core, url="https://example.org/", max_chars=bad)
+        assert error.detail == {"parameter": "max_chars", "min": 500, "max": 4000}
+        assert "4000" in error.message
+
+
+def test_req_page_004_no_body_is_buffered_beyond_the_bound(tmp_path: Path) -> None:
+    import tracemalloc
+
+    bomb = b"<p>" + b"0" * 200_000_000  # 200 MB of zeros, a few hundred KB gzipped
+    with site({"/bomb": Page(body=bomb, gzip=True)}) as s:
+        core = make(tmp_path, ALLOW_LOCAL + "[fetch]\nmax_bytes = 1048576\n")
+        tracemalloc.start()
+        try:
+            error = refused(core, url=s.url("/bomb"))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert error.kind == "too_large"
+    assert peak < 16 * 1024 * 1024  # the bound is 1 MiB; nothing near 200 MB was held
