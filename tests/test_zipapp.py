@@ -108,8 +108,7 @@ def test_req_ops_001_pyz_build_is_reproducible_and_checksummed(
 def test_req_ops_001_pyz_sha256sums_passes_sha256sum_check(
     two_builds: tuple[Path, Path],
 ) -> None:
-    if shutil.which("sha256sum") is None:
-        pytest.skip("sha256sum is not installed")
+    assert shutil.which("sha256sum") is not None, "coreutils' sha256sum is needed"
     pyz = two_builds[0]
     proc = subprocess.run(
         ["sha256sum", "--check", "SHA256SUMS"],
@@ -143,3 +142,29 @@ def test_req_ops_001_pyz_runs_version_and_check_with_plain_python(
     assert refused.returncode == 1, refused.stderr
     assert refused.stdout == ""
     assert refused.stderr.strip(), "check refused the file without saying why"
+
+
+def test_req_mcp_002_pyz_serves_mcp_on_stdio_with_plain_python(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import json
+
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    lines = "".join(json.dumps(m) + "\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "engine_status", "arguments": {}, "_meta": meta}},
+    ))
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = subprocess.run(
+        [_base_python(), str(two_builds[0]), "serve"], cwd=tmp_path, input=lines,
+        env={"PATH": os.defpath, "HOME": str(home), "SHIV_ROOT": str(tmp_path / "shiv")},
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    assert answers[1]["result"]["supportedVersions"] == ["2026-07-28"]
+    assert answers[2]["result"]["structuredContent"]["outcome"] == "ok"
