@@ -146,11 +146,20 @@ def main(argv: list[str] | None = None) -> None:
     print(reference_table(folder))
     ours = results.get("rypsok") or results.get("rypsok-extract")
     if args.worst and ours:
-        print(f"\nrypsok's {args.worst} worst pages (aeb tp, fp, fn):")
-        worst = sorted(ours["pages"], key=lambda r: r["aeb"][0])[: args.worst]
+        # Per page: the scorer's own precision and recall of the shingle
+        # counts, worst F1 first; trafilatura's on the same page beside them.
+        other = {r["id"]: r["aeb"] for r in results.get("trafilatura", {}).get("pages", [])}
+
+        def pr(t: tuple[float, float, float]) -> tuple[float, float, float]:
+            p, r = scorer._p(*t), scorer._r(*t)
+            return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+        print(f"\nrypsok's {args.worst} worst pages (aeb P, R, F1; trafilatura's F1):")
+        worst = sorted(ours["pages"], key=lambda r: pr(r["aeb"])[2])[: args.worst]
         for r in worst:
-            tp, fp, fn_ = r["aeb"]
-            print(f"  {r['id'][:16]}  tp={tp:.2f} fp={fp:.2f} fn={fn_:.2f}")
+            p, rc, f = pr(r["aeb"])
+            t = f"{pr(other[r['id']])[2]:.2f}" if r["id"] in other else "-"
+            print(f"  {r['id'][:16]}  P={p:.2f} R={rc:.2f} F1={f:.2f}  trafilatura F1={t}")
 
 
 if __name__ == "__main__":

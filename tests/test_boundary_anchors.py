@@ -36,3 +36,20 @@ def test_anchored_checks_agree_with_every_pattern(words: list[str], joiner: str)
 def test_every_pattern_has_its_anchors() -> None:
     assert len(boundary._LATIN_ANCHORS) == len(boundary._LATIN_PATTERNS)
     assert len(boundary._OTHER_ANCHORS) == len(boundary._OTHER_PATTERNS)
+
+
+ALPHABET = ["a", "b", " ", "\t", "\u200d", "\u200c", "\ufe0f", "\ufe0e", "\U0001f468",
+            "\U0001f469", "\U0001f3fd", "\u20e3", "1", "\u0915", "\u094d", "\u0937", "\u0645",
+            "\u06cc", "\U000e0067", "\U0001f3f4", "\u200b", "\u00ad", "\u202e", "\x07", "é"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(ALPHABET), min_size=260, max_size=1200))
+def test_req_sec_015_islands_give_the_same_result_as_the_whole_text(chars: list[str]) -> None:
+    text = "".join(chars)
+    assert boundary._remove_invisible(text) == boundary._remove_invisible_passes(text)
+
+
+def test_req_sec_015_a_long_run_of_skin_tones_before_a_joiner_is_judged_whole() -> None:
+    text = "x" * 300 + "\U0001f468" + "\U0001f3fd" * 60 + "\u200d\U0001f469" + "y" * 300
+    assert boundary._remove_invisible(text) == boundary._remove_invisible_passes(text)

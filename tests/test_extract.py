@@ -244,6 +244,93 @@ def test_req_ctx_005_text_imitating_a_response_stays_text() -> None:
     assert out.count("\n\n") == 1
 
 
+# --------------------------------------------------------------------------- inside an article
+
+NEWS = page(CHROME + f"""<main><article class="story">
+  <header><h1>Council approves the bridge</h1>
+    <div class="byline">By <a rel="author" href="/staff/lee">Sam Lee</a></div>
+    <p class="dateline">Updated <time datetime="2026-03-02">March 2, 2026, 9:14 am</time></p>
+  </header>
+  <figure class="lead"><img src="/b.jpg" alt="The old bridge at dusk">
+    <figcaption>The old bridge at dusk. Photo: A. Photographer / Agency</figcaption></figure>
+  <p>The council voted on Monday to replace the old bridge. {PARA}</p>
+  <div class="image-block"><img src="/c.jpg" alt="Workers on the deck">
+    <div class="caption">Workers inspect the deck in February. Credit: City press office</div></div>
+  <p><strong><a href="/news/other-story">MAYOR ANNOUNCES A NEW BUDGET FOR THE PARKS</a></strong></p>
+  <p><b>Read more:</b> <a href="/news/bridge-history"><b>A history of the bridge</b></a></p>
+  <p>Work starts in May and should last two years. {PARA}</p>
+  <p>Residents can comment on the plans until April. {PARA}</p>
+  <p>The new bridge will carry a tram line as well as cars. {PARA}</p>
+  <section class="more"><h2>More from the city</h2>
+    <article><h3><a href="/news/a">Buses run late again</a></h3><p>Short teaser text.</p></article>
+    <article><h3><a href="/news/b">Library extends its hours</a></h3><p>Another teaser.</p></article>
+    <article><h3><a href="/news/c">New cycle lanes open</a></h3><p>A third teaser.</p></article>
+  </section>
+  <div class="tags"><a href="/t/bridges">bridges</a> <a href="/t/council">council</a></div>
+</article></main>""" + FOOTER, title="Council approves the bridge")
+
+
+def test_req_fetch_002_article_without_captions_bylines_promos_or_teasers() -> None:
+    out = md(NEWS)
+    assert out.startswith("# Council approves the bridge\n\nThe council voted on Monday")
+    for kept in ("Work starts in May", "Residents can comment", "carry a tram line"):
+        assert kept in out
+    for gone in ("Sam Lee", "Updated", "March 2, 2026", "Photo:", "old bridge at dusk",
+                 "Workers inspect", "Credit:", "MAYOR ANNOUNCES", "Read more", "history of the",
+                 "More from the city", "Buses run late", "Library extends", "bridges"):
+        assert gone not in out
+
+
+def test_req_fetch_002_dates_links_and_labels_inside_sentences_stay() -> None:
+    out = md(page(f"""<article><h1>Release notes</h1>
+      <p>Version 2.4 was released on <time datetime="2026-01-05">5 January 2026</time> and
+        fixes the <span class="tag">parser</span> crash reported by
+        <a rel="author" href="/u/kim">Kim</a>. {PARA}</p>
+      <p>Source: <a href="https://example.net/report">the original bug report</a></p>
+      <p><a href="https://example.net/changelog">https://example.net/changelog</a></p>
+      <p>{PARA}</p></article>"""))
+    assert "released on 5 January 2026 and fixes the parser crash reported by" in out
+    assert "[the original bug report](https://example.net/report)" in out
+    assert "[https://example.net/changelog](https://example.net/changelog)" in out
+
+
+def test_req_fetch_002_figures_holding_code_or_tables_stay() -> None:
+    out = md(page(f"""<article><h1>Guide</h1><p>{PARA}</p>
+      <figure class="highlight"><pre><code>make install</code></pre>
+        <figcaption>Listing 1: installing</figcaption></figure>
+      <figure><table><tr><th>Key</th><th>Default</th></tr><tr><td>depth</td><td>3</td></tr>
+        </table><figcaption>Table 1: defaults</figcaption></figure>
+      <figure><img src="/diagram.png" alt="Architecture diagram">
+        <figcaption>Figure 2: the architecture</figcaption></figure>
+      <p>{PARA}</p></article>"""))
+    assert "```\nmake install\n```" in out and "Listing 1: installing" in out
+    assert "| depth | 3 |" in out and "Table 1: defaults" in out
+    assert "Figure 2" not in out and "Architecture diagram" not in out
+
+
+def test_req_fetch_004_decorative_images_and_file_names_give_no_alt() -> None:
+    out = md(page(f"""<article><p>{PARA}</p>
+      <p><img src="/a.png" alt="A harbour in the morning fog"></p>
+      <p><img src="/a2.png" alt="A harbour in the morning fog"></p>
+      <p><img src="/icon.png" alt="warning icon" width="16" height="16">
+         <img src="/sep.png" alt="separator line" role="presentation">
+         <img src="/x.jpg" alt="IMG_2041.jpg"><img src="/y.jpg" alt="harbour-photo-01"></p>
+      <p>{PARA}</p></article>"""))
+    assert out.count("A harbour in the morning fog") == 1
+    for gone in ("warning icon", "separator", "IMG_2041", "harbour-photo"):
+        assert gone not in out
+
+
+def test_req_fetch_002_listing_of_teaser_articles_keeps_every_teaser() -> None:
+    cards = "".join(f"""<article class="post-card"><h2><a href="/blog/{i}">Post number {i}</a></h2>
+      <time datetime="2026-02-0{i}">February {i}, 2026</time><p>A short summary of post {i}.</p>
+      </article>""" for i in range(1, 7))
+    out = md(page(CHROME + f"<main><h1>Blog</h1>{cards}</main>" + FOOTER))
+    for i in range(1, 7):
+        assert f"[Post number {i}](https://example.org/blog/{i})" in out
+        assert f"A short summary of post {i}." in out
+
+
 # --------------------------------------------------------------------------- kinds of pages
 
 def test_req_fetch_002_documentation_page_with_sidebar_navigation() -> None:

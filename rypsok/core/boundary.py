@@ -308,13 +308,50 @@ def _suspicious(ch: str) -> bool:
     return ch in _JOINERS or _is_variation_selector(ord(ch)) or _is_removable(ch)
 
 
+_ISLAND_MARGIN: Final = 32
+_WHITESPACE_CONTROL_RUN: Final = re.compile(
+    "[" + re.escape("".join(sorted(_WHITESPACE_CONTROLS))) + "]")
+
+
 def _remove_invisible(text: str) -> tuple[str, int]:
     if text.isascii() and text.isprintable():
         return text, 0  # the common case: nothing to look at
-    if not any(map(_suspicious, set(text))):
+    suspicious = {ch for ch in set(text) if _suspicious(ch)}
+    if not suspicious:
         # Only visible characters and whitespace: the whitespace controls become
         # spaces, exactly as the passes below would make them.
-        return "".join(" " if ch in _WHITESPACE_CONTROLS else ch for ch in text), 0
+        return _WHITESPACE_CONTROL_RUN.sub(" ", text), 0
+    if len(text) <= 8 * _ISLAND_MARGIN:
+        return _remove_invisible_passes(text)
+    # Long text (a fetched page): the passes run only on islands around the
+    # suspicious characters, wide enough to hold every neighbour they look at, so
+    # the cost follows the suspicious characters, not the length of the text.
+    # Emoji extenders (skin tones, the keycap mark) join the islands too: a joiner's
+    # verdict looks back over any run of them.
+    anchors = suspicious | {ch for ch in set(text) if _is_emoji_extender(ch)}
+    pattern = re.compile("[" + re.escape("".join(sorted(anchors))) + "]")
+    spans: list[list[int]] = []
+    for match in pattern.finditer(text):
+        start = max(0, match.start() - _ISLAND_MARGIN)
+        end = min(len(text), match.end() + _ISLAND_MARGIN)
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+    out: list[str] = []
+    removed = 0
+    position = 0
+    for start, end in spans:
+        out.append(_WHITESPACE_CONTROL_RUN.sub(" ", text[position:start]))
+        cleaned, count = _remove_invisible_passes(text[start:end])
+        out.append(cleaned)
+        removed += count
+        position = end
+    out.append(_WHITESPACE_CONTROL_RUN.sub(" ", text[position:]))
+    return "".join(out), removed
+
+
+def _remove_invisible_passes(text: str) -> tuple[str, int]:
     removed = 0
     # Pass 1: everything but the joiners and the selectors, which are judged
     # against the neighbours that remain.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import anyio
 
@@ -41,6 +41,7 @@ from rypsok.core.search.request import search_request
 from rypsok.core.telemetry import call_scope, counters, log
 
 LOCAL_CALLER = "local"
+R = TypeVar("R")
 # Refusals that come before any outbound request do not use the tool's budget.
 _REFUNDED = frozenset({"invalid_request", "denied"})
 
@@ -91,62 +92,52 @@ class Rypsok:
 
         Returns within LIM-S7 of the call's start; raises ToolError otherwise.
         """
-        with call_scope(caller):
-            started = time.monotonic()
-            outcome = "error"
-            try:
-                self._admit(caller, "web_search")
-                try:
-                    request = search_request(self.config, arguments)
-                    maximum = (self.config.search.deadline_ms + limits.default("LIM-S7")) / 1000
-                    with anyio.move_on_after(maximum) as scope:
-                        response = await self.searches.search(request)
-                    if scope.cancelled_caught:
-                        raise search_deadline()
-                except ToolError as error:
-                    if error.kind in _REFUNDED:
-                        self.rate.refund(caller, "web_search")
-                    raise
-                outcome = response.outcome
-                if self.config.fetch.strict_mode:
-                    self.returned.remember(r.url for r in response.results)
-                return response
-            except ToolError as error:
-                outcome = _refusal(error)
-                counters.add("refused", "web_search", outcome)
-                raise
-            finally:
-                counters.add("calls", "web_search", outcome.split(":")[0])
-                log.info("call", tool="web_search", outcome=outcome, latency_ms=_ms(started))
+        async def work() -> SearchResponse:
+            response = await self.searches.search(search_request(self.config, arguments))
+            if self.config.fetch.strict_mode:
+                self.returned.remember(r.url for r in response.results)
+            return response
+
+        maximum = self.config.search.deadline_ms + limits.default("LIM-S7")
+        return await self._call("web_search", caller, work, maximum, search_deadline)
 
     async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
                     ) -> FetchResponse:
         """web_fetch: one public page's main content; returns within LIM-F5 of the start."""
+        async def work() -> FetchResponse:
+            return await self.fetches.fetch(fetch_request(self.config, arguments))
+
+        maximum = self.config.fetch.deadline_ms + limits.default("LIM-F5")
+        return await self._call("web_fetch", caller, work, maximum, fetch_deadline)
+
+    async def _call(self, tool: str, caller: str, work: Callable[[], Awaitable[R]],
+                    maximum_ms: int, late: Callable[[], ToolError]) -> R:
+        """One tool call: its scope, its rate limit, its maximum duration, one outcome,
+        the call event and the counters. A refusal before any outbound request (invalid or
+        denied) does not use the caller's budget."""
         with call_scope(caller):
             started = time.monotonic()
             outcome = "error"
             try:
-                self._admit(caller, "web_fetch")
+                self._admit(caller, tool)
                 try:
-                    request = fetch_request(self.config, arguments)
-                    maximum = (self.config.fetch.deadline_ms + limits.default("LIM-F5")) / 1000
-                    with anyio.move_on_after(maximum) as scope:
-                        response = await self.fetches.fetch(request)
+                    with anyio.move_on_after(maximum_ms / 1000) as scope:
+                        response = await work()
                     if scope.cancelled_caught:
-                        raise fetch_deadline()
+                        raise late()
                 except ToolError as error:
                     if error.kind in _REFUNDED:
-                        self.rate.refund(caller, "web_fetch")
+                        self.rate.refund(caller, tool)
                     raise
-                outcome = response.outcome
+                outcome = str(getattr(response, "outcome", "ok"))
                 return response
             except ToolError as error:
                 outcome = _refusal(error)
-                counters.add("refused", "web_fetch", outcome)
+                counters.add("refused", tool, outcome)
                 raise
             finally:
-                counters.add("calls", "web_fetch", outcome.split(":")[0])
-                log.info("call", tool="web_fetch", outcome=outcome, latency_ms=_ms(started))
+                counters.add("calls", tool, outcome.split(":")[0])
+                log.info("call", tool=tool, outcome=outcome, latency_ms=_ms(started))
 
     async def status(self, caller: str = LOCAL_CALLER) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13)."""

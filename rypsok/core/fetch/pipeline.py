@@ -26,7 +26,7 @@ import anyio
 from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
 from rypsok.core.fetch import charset, errors, failures
-from rypsok.core.fetch.html.extract import Extracted, extract, extract_text
+from rypsok.core.fetch.html.extract import extract, extract_text
 from rypsok.core.fetch.html.tree import ParseCancelled, parse_html
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
@@ -50,6 +50,16 @@ READABLE = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": 
 ROBOTS_REDIRECTS = 5
 # robots.txt URLs are built here from a URL that passed the secret check already.
 _OWN_URL = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """A page's main content, cleaned: what is left of it once the parse is over."""
+
+    title: str | None
+    content: str
+    removed: int  # invisible characters removed from the content
+    partial: bool
 
 
 @dataclass(slots=True)
@@ -82,9 +92,9 @@ class FetchService:
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response)
-        text = charset.decode(response.body, _declared_charset(response))
-        extracted = await self._extract(text, kind, final.url)
-        return self._respond(request, final, extracted)
+        page = await self._read(response.body, _declared_charset(response), kind, final.url)
+        del response  # the body is not needed past decoding (REQ-LIFE-002)
+        return self._respond(request, final, page)
 
     # -- policy stages -------------------------------------------------------------------
 
@@ -267,13 +277,18 @@ class FetchService:
 
     # -- content ---------------------------------------------------------------------------
 
-    async def _extract(self, text: str, kind: str, url: str) -> Extracted:
-        if kind == "text":
-            return extract_text(text)
+    async def _read(self, body: bytes, declared: str | None, kind: str, url: str) -> _Page:
+        """Decode, parse, extract and clean in a worker thread, under a parsing permit, so
+        only parsing_in_flight pages exist as text at once (LIM-C5, REQ-PAGE-008)."""
         cancel = threading.Event()
 
-        def work() -> Extracted:
-            return extract(parse_html(text, cancel=cancel), url)
+        def work() -> _Page:
+            text = charset.decode(body, declared)
+            extracted = (extract_text(text) if kind == "text"
+                         else extract(parse_html(text, cancel=cancel), url))
+            del text
+            content, removed = boundary.clean_content(extracted.markdown)
+            return _Page(extracted.title, content, removed, extracted.partial)
 
         margin = limits.default("LIM-F5") / 1000
         try:
@@ -293,10 +308,10 @@ class FetchService:
             raise failures.extraction_failed() from None
 
     def _respond(self, request: FetchRequest, final: FetchTarget,
-                 extracted: Extracted) -> FetchResponse:
+                 extracted: _Page) -> FetchResponse:
         s = self.config.search
         notices: list[Notice] = []
-        content, removed = boundary.clean_content(extracted.markdown)
+        content, removed = extracted.content, extracted.removed
         if not content.strip():
             raise failures.extraction_failed()
         title_field = boundary.clean_field(extracted.title or "", markup=False,

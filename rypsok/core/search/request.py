@@ -12,14 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from rypsok.core.arguments import integer_in_range, only_known, required_text
 from rypsok.core.config.settings import Config
-from rypsok.core.model import (
-    invalid_choice,
-    invalid_kind,
-    invalid_range,
-    missing_parameter,
-    unknown_parameter,
-)
+from rypsok.core.model import invalid_choice, invalid_range
 
 TIME_RANGES: Final = ("day", "week", "month", "year")
 
@@ -45,31 +40,18 @@ def parameters(config: Config) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def search_request(config: Config, arguments: Mapping[str, Any]) -> SearchRequest:
     s = config.search
-    allowed = parameters(config)
-    for name in arguments:
-        if name not in allowed:
-            raise unknown_parameter(name, allowed)
-    if "query" not in arguments:
-        raise missing_parameter("query")
-    query = arguments["query"]
-    if not isinstance(query, str):
-        raise invalid_kind("query", "text")
-    query = query.strip()
+    only_known(arguments, parameters(config))
+    query = required_text(arguments, "query")
     if not 1 <= len(query) <= s.query_max_chars:
         raise invalid_range("query", 1, s.query_max_chars)
     served = config.categories_served()
     category = arguments.get("category", "general")
     if not isinstance(category, str) or category not in served:
         raise invalid_choice("category", served)
-    max_results = arguments.get("max_results", s.max_results)
-    if not _integer(max_results) or not 1 <= max_results <= s.max_results_ceiling:
-        raise invalid_range("max_results", 1, s.max_results_ceiling)
+    max_results = integer_in_range(arguments, "max_results", s.max_results, 1,
+                                   s.max_results_ceiling)
     language = arguments.get("language", s.languages[0])
     if not isinstance(language, str) or language not in s.languages:
         raise invalid_choice("language", s.languages)
@@ -77,4 +59,4 @@ def search_request(config: Config, arguments: Mapping[str, Any]) -> SearchReques
     if time_range is not None and (not isinstance(time_range, str)
                                    or time_range not in TIME_RANGES):
         raise invalid_choice("time_range", TIME_RANGES)
-    return SearchRequest(query, category, int(max_results), language, time_range)
+    return SearchRequest(query, category, max_results, language, time_range)

@@ -93,6 +93,23 @@ _CANDIDATES = _BLOCKS - frozenset({
 _LEAVES = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "dd", "dt"})
 _EMPHASIS = {"em": "*", "i": "*", "strong": "**", "b": "**"}
 _PRE = frozenset({"pre", "listing", "xmp", "plaintext"})
+# Content a figure can hold that is not a picture: it keeps the figure.
+_RICH = frozenset({"pre", "listing", "xmp", "plaintext", "table", "blockquote", "math"})
+# Class/id tokens of pictures' furniture: captions, credits, galleries.
+_MEDIA_TOKENS = frozenset({
+    "credit", "credits", "photocredit", "figure", "figcaption", "image", "img", "photo",
+    "picture", "video", "player",
+})
+_MEDIA_STEMS = ("caption", "gallery", "slideshow", "carousel", "lightbox")
+# Class/id tokens of an article's metadata: bylines, dates, tags.
+_META_TOKENS = frozenset({
+    "byline", "byl", "author", "authors", "dateline", "date", "dates", "datestamp", "timestamp",
+    "time", "pubdate", "published", "updated", "posted", "meta", "postmeta", "entrymeta",
+    "tags", "tag", "categories", "category", "share", "sharing",
+})
+_META_STEMS = ("byline", "dateline", "timestamp", "datestamp", "pubdate", "postedon",
+               "posted-on", "author")
+_META_PROPS = ("author", "datepublished", "datemodified", "datecreated")
 
 _HIDDEN_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!important\s*)?(?:;|$)",
@@ -102,7 +119,7 @@ _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})(?:\s|$)"
 
 # Scoring constants: characters of text, see docs/extraction.md.
 _SHORT = 40           # a block with less unlinked text than this is a label, not prose
-_LINK_COST = 3.0      # each character of link text costs this much
+_LINK_COST = 2.0      # each character of link text costs this much
 _MIN_ARTICLE = 120    # a best region scoring below this is not an article
 _IMAGE_LINK = 10      # link characters a linked image counts for
 _CLIMB_SLACK = 30     # an enclosing element may cost this much and still be taken
@@ -182,23 +199,31 @@ class _Analysis:
         self.plain_len: dict[Element, int] = {}  # the same, outside chrome and comments
         self.bonus: dict[Element, float] = {}
         self.mains: list[Element] = []
+        self.rich: set[Element] = set()  # holds code, a table or a quote
+        self.cards: dict[Element, int] = {}  # headings that link elsewhere, in the subtree
+        self.heads: dict[Element, int] = {}  # headings in the subtree
 
 
 def _measure(body: Element) -> _Analysis:
     an = _Analysis(body)
     text_len = an.text_len
     has_main = an.has_main
+    rich = an.rich
     for el in _elements_postorder(body):
         n = 0
         main = _is_main_marker(el)
+        is_rich = el.name in _RICH
         for c in el.children:
             if isinstance(c, Text):
                 n += len(c.data.strip())
             else:
                 n += text_len[c]
                 main = main or has_main[c]
+                is_rich = is_rich or c in rich
         text_len[el] = n
         has_main[el] = main
+        if is_rich:
+            rich.add(el)
     return an
 
 
@@ -264,6 +289,7 @@ def _weight(length: int, linked: int, negative: bool) -> float:
 def _score(an: _Analysis) -> None:
     """Post-order with an explicit stack: block weights summed up the tree."""
     score, positive, links, kept_len = an.score, an.positive, an.links, an.kept_len
+    cards, heads = an.cards, an.heads
     plain_len = an.plain_len
     removed = an.removed
     # Frames: [element, own_len, own_links, in_link, negative, child index]
@@ -312,6 +338,8 @@ def _score(an: _Analysis) -> None:
         lk = 0
         ln = 0
         pl = 0
+        nc = 0
+        nh = 0
         counts = own.pop(el)
         if block_of[el] is el:
             ln, lk = counts[0], counts[1]
@@ -319,6 +347,9 @@ def _score(an: _Analysis) -> None:
             if el.name in _HEADINGS:  # a title counts for nothing, a linked one against
                 w = -_LINK_COST * lk if lk else 0.0
                 s += w
+                nh = 1
+                if lk * 2 >= ln > 0:
+                    nc = 1
             else:
                 w = _weight(ln, lk, bool(frame[2]))
                 s += w
@@ -331,8 +362,12 @@ def _score(an: _Analysis) -> None:
                 lk += links[c]
                 ln += kept_len[c]
                 pl += plain_len[c]
+                nc += cards[c]
+                nh += heads[c]
         score[el], positive[el], links[el], kept_len[el] = s, p, lk, ln
         plain_len[el] = pl
+        cards[el] = nc
+        heads[el] = nh
 
 
 def _choose(an: _Analysis) -> tuple[Element, bool]:
@@ -554,11 +589,28 @@ def _table(rows: list[_Row], caption: list[str]) -> list[str]:
     return out
 
 
+# An alt that is a file name or a slug, not a description.
+_FILE_NAME = re.compile(
+    r"^(?:\S*_\S*|\S*-\S*-\S*|\S+\.(?:jpe?g|png|gif|webp|svg|avif|bmp|tiff?))$", re.I)
+_TINY = 32  # an image no larger than this both ways is an icon or a pixel
+
+
+def _tiny(el: Element) -> bool:
+    sizes = []
+    for name in ("width", "height"):
+        value = (_attr(el, name) or "").strip().removesuffix("px")
+        if not value.isdigit():
+            return False
+        sizes.append(int(value))
+    return max(sizes) <= _TINY
+
+
 class _Renderer:
     def __init__(self, an: _Analysis, base: str, cut: set[Element]) -> None:
         self.an = an
         self.base = base
         self.cut = cut
+        self.alts: set[str] = set()
 
     def url(self, href: str | None) -> str | None:
         if not href:
@@ -629,7 +681,7 @@ class _Renderer:
         if name == "hr":
             return [_Blk("---")]
         if name == "img":
-            alt = " ".join((_attr(el, "alt") or "").split())
+            alt = self.alt(el)
             return [f" {_escape(alt)} "] if alt else []
         if name in _PRE:
             code = self.raw_text(el)
@@ -646,6 +698,18 @@ class _Renderer:
             code = _inline_code(self.raw_text(el))
             return [code] if code else []
         return None
+
+    def alt(self, el: Element) -> str:
+        """An image's alternative text, when it is text for a reader: not a
+        decorative image's, not a file name, not one given already."""
+        alt = " ".join((_attr(el, "alt") or "").split())
+        if not alt or alt in self.alts or _FILE_NAME.match(alt):
+            return ""
+        role = (_attr(el, "role") or "").strip().lower()
+        if role in ("presentation", "none") or _tiny(el):
+            return ""
+        self.alts.add(alt)
+        return alt
 
     def close(self, el: Element, items: list[_Item]) -> list[_Item]:
         name = el.name
@@ -736,19 +800,120 @@ def _child(el: Element | None, name: str) -> Element | None:
     return None
 
 
+def _is_media(el: Element, an: _Analysis, total: float) -> bool:
+    """A picture's furniture: a figure without code, table or quote, its
+    caption, a caption, credit or gallery box holding little prose."""
+    if el.name == "figcaption":  # kept with the code or table it captions
+        figure = el.parent
+        return figure is None or figure.name != "figure" or figure not in an.rich
+    if el in an.rich or an.heads[el]:
+        return False
+    if el.name == "figure":
+        return True
+    if not (el.attributes.get("class") or el.attributes.get("id")):
+        return False
+    if an.positive[el] * 4 >= total:  # a quarter of the article: prose, not a caption
+        return False
+    tokens, joined = _tokens(el)
+    return not tokens.isdisjoint(_MEDIA_TOKENS) or any(s in joined for s in _MEDIA_STEMS)
+
+
+_META_LEN = 160  # metadata is short: a byline, a date, a row of tags
+
+
+def _is_meta(el: Element, an: _Analysis) -> bool:
+    """A short line of metadata: a byline, a date, tags, a share row."""
+    if an.kept_len[el] > _META_LEN or an.heads[el]:
+        return False
+    if el.name == "time":
+        return True
+    attrs = el.attributes
+    rel = attrs.get("rel")
+    if isinstance(rel, str) and "author" in rel.lower().split():
+        return True
+    prop = attrs.get("itemprop")
+    if isinstance(prop, str) and any(p in prop.lower() for p in _META_PROPS):
+        return True
+    if not (attrs.get("class") or attrs.get("id")):
+        return False
+    tokens, joined = _tokens(el)
+    return not tokens.isdisjoint(_META_TOKENS) or any(s in joined for s in _META_STEMS)
+
+
 def _cuts(an: _Analysis, node: Element) -> set[Element]:
-    """Inside an article: chrome, comments and link lists to leave out."""
+    """Inside an article: chrome, comments, link lists, pictures' captions,
+    metadata lines and teaser cards to leave out."""
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
-    for el in node.iter_elements():
-        if el is node or el in an.removed or el not in an.score:
+    # Frames: element, text length of its nearest block (a metadata line is
+    # cut only when it is a line of its own, never from inside a sentence).
+    stack = [(c, an.kept_len.get(c, 0)) for c in node.children if isinstance(c, Element)]
+    while stack:
+        el, line = stack.pop()
+        if el in an.removed or el not in an.score:
             continue
-        hinted = (el in an.chrome or el in an.comments) and an.positive[el] * 2 < total
-        link_list = (el.name in _BLOCKS and el.name not in _LEAVES and an.score[el] < 0
-                     and an.links[el] * 4 > an.kept_len[el])
-        if hinted or link_list:
+        if el.name in _BLOCKS:
+            line = an.kept_len[el]
+        minor = an.positive[el] * 2 < total
+        hinted = (el in an.chrome or el in an.comments) and minor
+        score = an.score[el]
+        link_list = (score < 0 and el.name in _BLOCKS and el.name not in _LEAVES
+                     and el not in an.rich and an.links[el] * 4 > an.kept_len[el]
+                     and an.positive[el] < -score * 4)
+        promo = (el.name == "p" and an.kept_len[el] < _PROMO_LEN
+                 and an.links[el] * 2 >= an.kept_len[el] and _is_promo(el, an))
+        if (hinted or link_list or promo or (minor and _is_media(el, an, total))
+                or (line <= _META_LEN and _is_meta(el, an))
+                or (minor and _is_teasers(el, an))):
             cut.add(el)
+            continue
+        stack.extend((c, line) for c in el.children if isinstance(c, Element))
     return cut
+
+
+_PROMO_LEN = 160  # a promotional line is short
+_LABEL = 20  # "Related:", "Read more:"
+
+
+def _is_promo(el: Element, an: _Analysis) -> bool:
+    """A paragraph that only points to another story: a bold headline link,
+    alone or after a short label ending in a colon ("Read more: ...")."""
+    plain: list[str] = []
+    linked = bold_linked = 0
+    stack: list[tuple[Element | Text, bool, bool]] = [(el, False, False)]
+    while stack:
+        node, in_link, in_bold = stack.pop()
+        if isinstance(node, Text):
+            n = len(node.data.strip())
+            if in_link:
+                linked += n
+                bold_linked += n if in_bold else 0
+            else:
+                plain.append(node.data)
+            continue
+        if node is not el and node in an.removed:
+            continue
+        in_bold = in_bold or node.name in ("strong", "b")
+        if node.name == "a" and not (_attr(node, "href") or "#").startswith("#"):
+            in_link = True
+        stack.extend((c, in_link, in_bold) for c in reversed(node.children))
+    if not bold_linked == linked > 0:
+        return False
+    label = "".join(plain).strip()
+    return not label.strip("|-–—:*>» ") or (label.endswith(":") and len(label) <= _LABEL)
+
+
+_TEASER_LEN = 480  # text per linked heading in a box of teasers, at most
+
+
+def _is_teasers(el: Element, an: _Analysis) -> bool:
+    """Cards that lead elsewhere: most headings link out, little text each."""
+    cards = an.cards[el]
+    if not cards or el.name in _HEADINGS:
+        return False
+    if cards < 2 and el.name != "article":
+        return False
+    return cards * 2 >= an.heads[el] and an.kept_len[el] <= _TEASER_LEN * cards
 
 
 def _title(root: Element, body: Element) -> str | None:

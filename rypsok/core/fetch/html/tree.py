@@ -350,6 +350,9 @@ class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
         stream = self.tokenizer.stream
         if "charsUntil" not in vars(stream):
             stream.charsUntil = _bounded_chars_until(stream)
+        # Invalid-character errors are recorded only to be thrown away: skipping the
+        # scan saves a regex pass over every chunk, and keeps `errors` from growing.
+        stream.reportCharacterErrors = lambda data: None
 
 
 class _Source:
