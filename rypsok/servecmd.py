@@ -43,11 +43,12 @@ def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> i
     if prepared is None:
         return 1
     config, tls = prepared
-    if transport == "http":
-        log.error("transport_unavailable", transport=transport,
-                  message="this build does not serve Streamable HTTP yet; use --transport stdio")
-        return 1
     from rypsok.core.facade import Rypsok
+
+    if transport == "http":
+        from rypsok.protocol.http import run as run_http
+
+        return run_http(Rypsok.from_config(config, tls=tls))
     from rypsok.protocol.stdio import run
 
     return run(Rypsok.from_config(config, tls=tls))

@@ -1,0 +1,50 @@
+"""MCP over Streamable HTTP: our own listener (anyio + h11) and gate in front of
+the SDK's session manager (DESIGN decision 7; no uvicorn in this path).
+
+Modules, one job each:
+- refusals: the status table as data (status, counter reason, logged or not)
+- auth: bearer tokens to caller ids
+- gate: the pure decisions on a request's head and body
+- sessions: one SDK session manager per caller, the session bound across them
+- asgi: one request as an ASGI call, and the contract's fixes on the way out
+- connection: one connection's HTTP/1.1 loop, deadlines and replies
+- listener: bind, accept, the connection cap, graceful stop
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+import anyio
+
+from rypsok.core.facade import Rypsok
+from rypsok.core.telemetry import log
+from rypsok.protocol.http.listener import HttpListener
+
+__all__ = ["HttpListener", "run"]
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Nothing is written to stdout in HTTP mode; a stray write lands on stderr."""
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def run(core: Rypsok) -> int:
+    listener = HttpListener(core)
+    with _stdout_to_stderr():
+        try:
+            anyio.run(listener.run)
+        except OSError as exc:
+            log.error("startup_failed", message=f"could not listen on "
+                      f"{core.config.service.http.bind}: {exc.strerror or type(exc).__name__}")
+            return 1
+    return 0

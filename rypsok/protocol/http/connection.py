@@ -1,0 +1,369 @@
+"""One accepted connection: HTTP/1.1 through h11, the gate, then the SDK.
+
+Theory of operation. A connection alternates between waiting and a request.
+Waiting (after accept, or after a response on a kept-alive connection) ends
+with the first byte of the next request or, after idle_timeout_s, with a silent
+close counted as idle_connection. The first byte starts the request's clock:
+request_timeout_s covers the head, the body, the handler and the response
+(408, or a close when the response has already begun); the head must also be
+complete within idle_timeout_s, else the same silent close. The head is
+bounded at LIM-H7 bytes (431) by looking at the bytes themselves, since h11
+alone bounds only a head that is still incomplete. The body is read whole
+(at most max_request_bytes, else 413) because the gate judges its JSON-RPC
+shape before the SDK sees it. A refusal closes the connection; an answer
+the client cannot read because it is still sending is avoided by half-closing
+and draining briefly before the close.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+import anyio
+import anyio.abc
+import h11
+
+from rypsok.core import limits
+from rypsok.core.telemetry import counters, log
+from rypsok.protocol.http import gate, refusals
+from rypsok.protocol.http.asgi import (
+    ASGIApp,
+    Exchange,
+    build_scope,
+    normalised_headers,
+)
+from rypsok.protocol.http.gate import Admitted, Answer, Policy
+from rypsok.protocol.http.refusals import Refusal
+from rypsok.protocol.http.sessions import SessionPool
+
+HEAD_MAX = limits.default("LIM-H7")
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+RECEIVE_SIZE = 1 << 16
+DRAIN_S = 1.0
+DRAIN_BYTES = 1 << 20
+_PEER_GONE = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every connection of one listener shares."""
+
+    policy: Policy
+    apps: Mapping[str, ASGIApp]  # caller -> the SDK session manager's ASGI callable
+    pool: SessionPool
+    idle_s: float
+    request_s: float
+    server: tuple[str, int]
+    shutting_down: anyio.Event
+
+
+class _Timeout(Exception):
+    """The request's clock (408) or the head's idle bound ran out."""
+
+    def __init__(self, request_clock: bool) -> None:
+        self.request_clock = request_clock
+
+
+class HttpConnection:
+    def __init__(self, stream: anyio.abc.SocketStream, ctx: Context, family: str,
+                 client: tuple[str, int] | None) -> None:
+        self._stream = stream
+        self._ctx = ctx
+        self._family = family
+        self._client = client
+        self._h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=HEAD_MAX + 4)
+        self._response_started = False
+        self._broken = False
+        self._drain = False
+        self._disconnected = anyio.Event()
+        # Cancelled by the listener at shutdown while this connection waits for a request.
+        self.idle_scope: anyio.CancelScope | None = None
+
+    # ----------------------------------------------------------------- the loop
+
+    async def serve(self) -> None:
+        try:
+            await self._requests()
+        except Exception as exc:  # a defect of ours ends this connection, not the listener
+            log.error("http_connection_failed", error_type=type(exc).__name__,
+                      family=self._family)
+        finally:
+            with anyio.CancelScope(shield=True):
+                if self._drain and not self._broken:
+                    with anyio.move_on_after(DRAIN_S):
+                        await self._half_close_and_drain()
+                await self._stream.aclose()
+
+    async def _requests(self) -> None:
+        while not self._ctx.shutting_down.is_set():
+            waiting_since = anyio.current_time()
+            if not self._h11.trailing_data[0] and not await self._first_bytes():
+                return
+            now = anyio.current_time()
+            keep = await self._request(now + self._ctx.request_s, now + self._ctx.idle_s,
+                                       waiting_since + self._ctx.idle_s)
+            if not keep or self._ctx.shutting_down.is_set():
+                return
+            self._h11.start_next_cycle()
+            self._response_started = False
+            self._disconnected = anyio.Event()
+
+    async def _first_bytes(self) -> bool:
+        """Wait up to idle_timeout_s for the first byte of a request."""
+        with anyio.move_on_after(self._ctx.idle_s) as scope:
+            self.idle_scope = scope
+            data = await self._receive()
+        self.idle_scope = None
+        if scope.cancelled_caught:
+            if not self._ctx.shutting_down.is_set():
+                counters.add("http", "refusals", "idle_connection")
+            return False
+        if not data:
+            return False
+        self._h11.receive_data(data)
+        return True
+
+    async def _request(self, deadline: float, head_deadline: float,
+                       protocol_deadline: float) -> bool:
+        """One request and its response; True when the connection may be kept."""
+        try:
+            request = await self._head(deadline, head_deadline, protocol_deadline)
+            if request is None:
+                return False
+            verdict = gate.check_head(request.method, request.target, request.headers,
+                                      self._ctx.policy)
+            if isinstance(verdict, Refusal):
+                return await self._refuse(verdict)
+            body = await self._body(deadline)
+            if body is None:
+                return False
+            if isinstance(body, Refusal):
+                return await self._refuse(body)
+            return await self._dispatch(request, verdict, body, deadline)
+        except _Timeout as timeout:
+            if timeout.request_clock:
+                return await self._refuse(refusals.REQUEST_TIMEOUT)
+            counters.add("http", "refusals", "idle_connection")
+            return False
+        except h11.RemoteProtocolError as exc:
+            if exc.error_status_hint == 431:
+                return await self._refuse(refusals.HEAD_TOO_LARGE)
+            return await self._refuse(refusals.MALFORMED)
+
+    # ------------------------------------------------------------ head and body
+
+    async def _head(self, deadline: float, head_deadline: float,
+                    protocol_deadline: float) -> h11.Request | None:
+        while True:
+            buffered = self._h11.trailing_data[0]
+            if buffered.startswith(H2_PREFACE):
+                counters.add("http", "refusals", "http2_not_served")
+                return None
+            if H2_PREFACE.startswith(buffered):
+                # Not yet shown whether it speaks HTTP/1 or HTTP/2: still the idle
+                # bound from the wait's start, not the request's clock.
+                await self._feed(protocol_deadline, request_clock=False)
+                continue
+            end = _HEAD_END.search(buffered)
+            if (end.start() if end else len(buffered)) > HEAD_MAX:
+                await self._refuse(refusals.HEAD_TOO_LARGE)
+                return None
+            event = self._h11.next_event()
+            if event is h11.NEED_DATA:
+                await self._feed(min(deadline, head_deadline),
+                                 request_clock=deadline <= head_deadline)
+                continue
+            if isinstance(event, h11.Request):
+                return event
+            return None  # ConnectionClosed: the client left before a request
+
+    async def _body(self, deadline: float) -> bytes | Refusal | None:
+        body = bytearray()
+        limit = self._ctx.policy.max_request_bytes
+        while True:
+            event = self._h11.next_event()
+            if event is h11.NEED_DATA:
+                await self._feed(deadline, request_clock=True)
+            elif isinstance(event, h11.Data):
+                body += event.data
+                if len(body) > limit:
+                    return refusals.BODY_TOO_LARGE_STREAMED
+            elif isinstance(event, h11.EndOfMessage):
+                return bytes(body)
+            else:
+                return None  # the client left halfway through its body
+
+    async def _feed(self, deadline: float, *, request_clock: bool) -> None:
+        with anyio.move_on_after(max(0.0, deadline - anyio.current_time())) as scope:
+            data = await self._receive()
+        if scope.cancelled_caught:
+            raise _Timeout(request_clock)
+        self._h11.receive_data(data)  # b"" marks the end of input for h11
+
+    # ------------------------------------------------------------- the exchange
+
+    async def _dispatch(self, request: h11.Request, admitted: Admitted, body: bytes,
+                        deadline: float) -> bool:
+        method = request.method
+        message: dict[str, Any] | None = None
+        if method == b"POST":
+            message = gate.parse_message(body)
+            if message is None:
+                return await self._refuse(refusals.UNSUPPORTED_MEDIA_TYPE)
+            routed = gate.route(admitted, message, self._ctx.policy)
+        else:
+            routed = gate.route_other(admitted, self._ctx.policy)
+        if isinstance(routed, Refusal):
+            return await self._refuse(routed)
+        if isinstance(routed, Answer):
+            refusals.note(routed.reason, self._family, logged=False)
+            return await self._raw(routed.status, b"application/json", routed.body, ())
+        opening = method == b"POST" and not admitted.modern and not admitted.has_session
+        if opening and self._ctx.pool.full():
+            return await self._refuse(refusals.SESSION_LIMIT)
+
+        stateless_call = admitted.modern and message is not None and (
+            message.get("method") == "tools/call")
+        exchange = Exchange(self, body, self._disconnected, self._family,
+                            stateless_call=stateless_call)
+        scope = build_scope(method, request.target,
+                            normalised_headers(request.headers, method == b"POST"),
+                            self._client, self._ctx.server, request.http_version)
+        # An event stream of a legacy session is bounded by neither clock (NET-10).
+        unbounded = method == b"GET" and not admitted.modern
+        remaining = math.inf if unbounded else max(0.0, deadline - anyio.current_time())
+        app = self._ctx.apps[admitted.caller]
+        failed = False
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._watch_peer)
+            with anyio.move_on_after(remaining) as clock:
+                try:
+                    await app(scope, exchange.receive, exchange.send)
+                except Exception as exc:
+                    failed = True
+                    log.error("http_handler_failed", error_type=type(exc).__name__)
+            group.cancel_scope.cancel()
+        if clock.cancelled_caught:
+            if not self._response_started:
+                return await self._refuse(refusals.REQUEST_TIMEOUT)
+            refusals.REQUEST_TIMEOUT.record(self._family)
+            return False
+        if self._disconnected.is_set() or self._broken:
+            return False
+        if not exchange.complete:
+            if not self._response_started and failed:
+                await self._raw(HTTPStatus.INTERNAL_SERVER_ERROR, b"text/plain; charset=utf-8",
+                                b"Internal Server Error\n", ())
+            return False
+        return self._h11.our_state is h11.DONE and self._h11.their_state is h11.DONE
+
+    async def _watch_peer(self) -> None:
+        """Turn the client's end of input into http.disconnect; keep what it pipelines."""
+        held = 0
+        while True:
+            data = await self._receive()
+            if not data:
+                self._disconnected.set()
+                return
+            self._h11.receive_data(data)
+            held += len(data)
+            if held > HEAD_MAX + self._ctx.policy.max_request_bytes:
+                return  # enough read ahead: the socket's own buffer holds the rest
+
+    # ----------------------------------------------------- the Wire of asgi.py
+
+    @property
+    def started(self) -> bool:
+        return self._response_started
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        self._response_started = True
+        if self._ctx.shutting_down.is_set():
+            headers = [*headers, (b"connection", b"close")]
+        await self._send_event(h11.Response(status_code=status, headers=headers,
+                                            reason=_phrase(status)))
+
+    async def data(self, chunk: bytes) -> None:
+        await self._send_event(h11.Data(data=chunk))
+
+    async def end(self) -> None:
+        await self._send_event(h11.EndOfMessage())
+
+    async def _send_event(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
+        if self._broken:
+            return
+        try:
+            data = self._h11.send(event)
+        except h11.LocalProtocolError:
+            self._broken = True
+            self._disconnected.set()
+            return
+        if data:
+            await self._write(data)
+
+    # ------------------------------------------------------------------ replies
+
+    async def _refuse(self, refusal: Refusal) -> bool:
+        refusal.record(self._family)
+        return await self._raw(refusal.status, refusal.content_type, refusal.body,
+                               refusal.headers)
+
+    async def _raw(self, status: int, content_type: bytes, body: bytes,
+                   extra: tuple[tuple[bytes, bytes], ...]) -> bool:
+        """A response of the gate's own, written directly, then the connection closes.
+
+        Written without h11 so that it works in every state h11 may be in (a head
+        still incomplete, a protocol error); the connection ends after it anyway.
+        """
+        lines = [b"HTTP/1.1 %d %s" % (status, _phrase(status)),
+                 b"content-type: " + content_type,
+                 b"content-length: %d" % len(body),
+                 b"connection: close"]
+        lines += [name + b": " + value for name, value in extra]
+        self._response_started = True
+        self._drain = self._h11.their_state not in (h11.DONE, h11.CLOSED, h11.MUST_CLOSE)
+        await self._write(b"\r\n".join(lines) + b"\r\n\r\n" + body)
+        return False
+
+    # ------------------------------------------------------------------- bytes
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self._stream.receive(RECEIVE_SIZE)
+        except _PEER_GONE:
+            return b""
+
+    async def _write(self, data: bytes) -> None:
+        if self._broken:
+            return
+        try:
+            await self._stream.send(data)
+        except _PEER_GONE:
+            self._broken = True
+            self._disconnected.set()
+
+    async def _half_close_and_drain(self) -> None:
+        """Let a client that is still sending read the answer instead of a reset."""
+        try:
+            await self._stream.send_eof()
+        except _PEER_GONE:
+            return
+        drained = 0
+        while drained < DRAIN_BYTES:
+            data = await self._receive()
+            if not data:
+                return
+            drained += len(data)
+
+
+def _phrase(status: int) -> bytes:
+    try:
+        return HTTPStatus(status).phrase.encode("ascii")
+    except ValueError:
+        return b""

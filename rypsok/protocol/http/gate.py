@@ -1,0 +1,263 @@
+"""The gate's decisions on one request, as pure functions of its head and body.
+
+No I/O here: bytes and settings in, a Refusal or a verdict out, so each rule is
+testable without a socket. The order is the one the clarifications fix for
+several statuses that apply at once: (connection cap and 431 are the
+connection's) 404 path, 401 token, 413 declared body, 403 Host / Origin,
+406 Accept, 415 Content-Type, then after the body 415 JSON-RPC shape, 400
+protocol headers and sessions, 503 session bound (the session pool's).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from rypsok.protocol.http import refusals
+from rypsok.protocol.http.auth import Authenticator
+from rypsok.protocol.http.refusals import Refusal
+
+MCP_PATH = b"/mcp"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+HEADER_MISMATCH = -32020
+INVALID_REQUEST = -32600
+
+Headers = Sequence[tuple[bytes, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the gate checks, from [service.http] and the port really bound."""
+
+    auth: Authenticator
+    allowed_hosts: tuple[str, ...]  # lower case; empty: loopback names and the bind host
+    bind_host: str
+    allowed_origins: tuple[str, ...]
+    max_request_bytes: int
+    legacy_revisions: bool
+
+    def host_allowed(self, host: str) -> bool:
+        host = host.lower()
+        if self.allowed_hosts:
+            return host in self.allowed_hosts
+        name, port = split_host(host)
+        if port is not None and not port.isdigit():
+            return False
+        bind = self.bind_host.lower()
+        bind = f"[{bind}]" if ":" in bind else bind
+        return name in LOOPBACK_NAMES or name == bind
+
+    def origin_allowed(self, origin: str) -> bool:
+        origin = origin.lower()
+        for allowed in self.allowed_origins:
+            allowed = allowed.lower()
+            if origin == allowed:
+                return True
+            if allowed.endswith(":*"):
+                base = allowed[:-2]
+                if origin == base:
+                    return True
+                if origin.startswith(base + ":") and origin[len(base) + 1:].isdigit():
+                    return True
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A head that passed: who calls, and how the SDK will route it."""
+
+    caller: str
+    modern: bool  # MCP-Protocol-Version names a revision past the handshake ones
+    has_session: bool
+    method: bytes
+
+
+def split_host(host: str) -> tuple[str, str | None]:
+    """("name", "port" or None); an IPv6 literal keeps its brackets."""
+    if host.startswith("["):
+        end = host.find("]")
+        if end < 0:
+            return host, None
+        rest = host[end + 1:]
+        return host[: end + 1], (rest[1:] if rest.startswith(":") else None)
+    name, sep, port = host.rpartition(":")
+    if not sep:
+        return host, None
+    return name, port
+
+
+def header_values(headers: Headers, name: bytes) -> list[bytes]:
+    return [value for key, value in headers if key == name]
+
+
+def request_path(target: bytes) -> bytes:
+    """The path of an origin-form or absolute-form target; b"" for anything else."""
+    if target.startswith(b"/"):
+        return target.split(b"?", 1)[0]
+    lowered = target.lower()
+    for scheme in (b"http://", b"https://"):
+        if lowered.startswith(scheme):
+            rest = target[len(scheme):]
+            slash = rest.find(b"/")
+            return b"" if slash < 0 else rest[slash:].split(b"?", 1)[0]
+    return b""
+
+
+def check_head(method: bytes, target: bytes, headers: Headers,
+               policy: Policy) -> Refusal | Admitted:
+    if request_path(target) != MCP_PATH:
+        return refusals.NOT_FOUND
+    caller = policy.auth.caller(header_values(headers, b"authorization"))
+    if caller is None:
+        return refusals.UNAUTHORIZED
+    declared = header_values(headers, b"content-length")
+    if declared and int(declared[0]) > policy.max_request_bytes:  # h11 checked the digits
+        return refusals.BODY_TOO_LARGE_DECLARED
+    hosts = header_values(headers, b"host")
+    if len(hosts) != 1 or not policy.host_allowed(_latin1(hosts[0])):
+        return refusals.FORBIDDEN_HOST
+    origins = header_values(headers, b"origin")
+    if origins and (len(origins) > 1 or not policy.origin_allowed(_latin1(origins[0]))):
+        return refusals.FORBIDDEN_ORIGIN
+    if method == b"POST":
+        if not accepts_both(header_values(headers, b"accept")):
+            return refusals.NOT_ACCEPTABLE
+        if not is_json_media_type(header_values(headers, b"content-type")):
+            return refusals.UNSUPPORTED_MEDIA_TYPE
+    versions = header_values(headers, b"mcp-protocol-version")
+    version = _latin1(versions[0]) if versions else None
+    modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+    return Admitted(caller=caller, modern=modern,
+                    has_session=bool(header_values(headers, b"mcp-session-id")), method=method)
+
+
+def _latin1(value: bytes) -> str:
+    return value.decode("latin-1")
+
+
+def _media_ranges(values: Sequence[bytes]) -> dict[str, float]:
+    """Media range -> q, for every range listed; a malformed q counts as 0."""
+    ranges: dict[str, float] = {}
+    for value in values:
+        for item in _latin1(value).split(","):
+            kind, *params = item.split(";")
+            kind = kind.strip().lower()
+            if not kind:
+                continue
+            q = 1.0
+            for param in params:
+                key, _, raw = param.partition("=")
+                if key.strip().lower() == "q":
+                    try:
+                        q = float(raw.strip())
+                    except ValueError:
+                        q = 0.0
+                    if not 0.0 <= q <= 1.0:
+                        q = 0.0
+            ranges[kind] = max(q, ranges.get(kind, 0.0))
+    return ranges
+
+
+def _acceptable(ranges: dict[str, float], media_type: str) -> bool:
+    # The most specific range listed decides (RFC 9110 12.5.1): an explicit q=0
+    # for the type is a refusal even beside */*.
+    major = media_type.split("/", 1)[0]
+    for candidate in (media_type, f"{major}/*", "*/*"):
+        if candidate in ranges:
+            return ranges[candidate] > 0.0
+    return False
+
+
+def accepts_both(values: Sequence[bytes]) -> bool:
+    ranges = _media_ranges(values)
+    return _acceptable(ranges, "application/json") and _acceptable(ranges, "text/event-stream")
+
+
+def is_json_media_type(values: Sequence[bytes]) -> bool:
+    if len(values) != 1:
+        return False
+    return _latin1(values[0]).split(";", 1)[0].strip().lower() == "application/json"
+
+
+def parse_message(body: bytes) -> dict[str, Any] | None:
+    """The body as one JSON-RPC 2.0 message, or None (answered 415)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return None
+        if "id" in message and not _valid_id(message["id"]):
+            return None
+        params = message.get("params", {})
+        return message if isinstance(params, dict | list) else None
+    if "result" in message and "error" not in message:
+        return message if _valid_id(message.get("id")) else None
+    if "error" in message and "result" not in message:
+        error = message["error"]
+        request_id = message.get("id")
+        ok_id = request_id is None or _valid_id(request_id)
+        return message if isinstance(error, dict) and ok_id and "id" in message else None
+    return None
+
+
+def _valid_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A JSON-RPC answer the gate gives itself, with its HTTP status."""
+
+    status: int
+    body: bytes
+    reason: str | None
+
+
+def route(admitted: Admitted, message: dict[str, Any],
+          policy: Policy) -> Refusal | Answer | None:
+    """What the gate answers itself before the SDK; None: hand it to the SDK."""
+    if admitted.modern or (admitted.has_session and policy.legacy_revisions):
+        return None
+    request_id = message.get("id")
+    is_initialize = message.get("method") == "initialize" and "id" in message
+    if not policy.legacy_revisions:
+        if is_initialize:
+            params = message.get("params")
+            requested = params.get("protocolVersion") if isinstance(params, dict) else None
+            body = refusals.jsonrpc_error(
+                request_id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": requested})
+            # The SDK's own status for -32022 on the stateless path.
+            return Answer(HTTPStatus.BAD_REQUEST, body, "legacy_disabled")
+        return refusals.bad_request(
+            request_id if _valid_id(request_id) else None, HEADER_MISMATCH,
+            "MCP-Protocol-Version header required: the handshake-based revisions are not served")
+    if not is_initialize:
+        # A handshake revision outside a session: the SDK would open a session only to
+        # discard it; the answer is the SDK's own for a POST without a session.
+        return refusals.bad_request(request_id if _valid_id(request_id) else None,
+                                    INVALID_REQUEST, "Bad Request: Missing session ID")
+    return None
+
+
+def route_other(admitted: Admitted, policy: Policy) -> Refusal | None:
+    """GET and DELETE: only within a session of a handshake revision (or the SDK's 405)."""
+    if admitted.modern:
+        return None
+    if not policy.legacy_revisions:
+        return refusals.bad_request(
+            None, HEADER_MISMATCH,
+            "MCP-Protocol-Version header required: the handshake-based revisions are not served")
+    if not admitted.has_session:
+        return refusals.bad_request(None, INVALID_REQUEST, "Bad Request: Missing session ID")
+    return None

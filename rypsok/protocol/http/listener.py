@@ -1,0 +1,169 @@
+"""The accept loop: bind, bound the connections, hand each to HttpConnection, stop.
+
+Start: one SDK session manager per caller is entered (their lifespans), the
+socket is bound, and the first line of the log says `listening` with the
+address really bound (port 0 picks one) and the number of callers.
+Stop (SIGTERM, SIGINT, or request_stop()): accepting ends at once, waiting
+connections close, requests in flight may finish until [service] shutdown_ms,
+then whatever remains is cancelled and the sessions end with the managers.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+from typing import Any
+
+import anyio
+import anyio.abc
+from anyio.abc import SocketAttribute
+
+from rypsok.core.facade import Rypsok
+from rypsok.core.telemetry import counters, log
+from rypsok.protocol.http.asgi import ASGIApp
+from rypsok.protocol.http.auth import Authenticator
+from rypsok.protocol.http.connection import Context, HttpConnection
+from rypsok.protocol.http.gate import Policy
+from rypsok.protocol.http.refusals import note
+from rypsok.protocol.http.sessions import SessionPool
+from rypsok.protocol.server import build_server
+
+ACCEPT_RETRY_S = 0.1
+ACCEPT_LOG_EVERY_S = 10.0
+COUNTERS_EVERY_S = 60.0
+
+
+def _attribute(obj: anyio.TypedAttributeProvider, attribute: Any) -> Any:
+    return obj.extra(attribute, None)  # noqa: S610 - anyio's typed attributes, not Django
+
+
+def _family(stream: anyio.abc.SocketStream) -> str:
+    return "ipv6" if _attribute(stream, SocketAttribute.family) == socket.AF_INET6 else "ipv4"
+
+
+class HttpListener:
+    """Streamable HTTP on [service.http].bind; run() until stopped."""
+
+    def __init__(self, core: Rypsok, *, install_signals: bool = True) -> None:
+        self._core = core
+        self._settings = core.config.service.http
+        self._shutdown_s = core.config.service.shutdown_ms / 1000
+        self._install_signals = install_signals
+        auth = Authenticator(self._settings.callers)
+        self._pool = SessionPool(self._settings.max_sessions)
+        for caller in auth.caller_ids:
+            # One Server per caller: its tools call the facade as that caller, so
+            # the rate limits are the caller's own (REQ-SEC-019).
+            self._pool.add(caller, build_server(core, caller), self._settings.max_request_bytes)
+        self._policy = Policy(
+            auth=auth,
+            allowed_hosts=tuple(h.lower() for h in self._settings.allowed_hosts),
+            bind_host=self._settings.bind_host,
+            allowed_origins=self._settings.allowed_origins,
+            max_request_bytes=self._settings.max_request_bytes,
+            legacy_revisions=self._settings.legacy_revisions,
+        )
+        self._connections: set[HttpConnection] = set()
+        self._stop: anyio.Event | None = None
+        self._last_accept_log = -ACCEPT_LOG_EVERY_S
+        self.port: int | None = None
+
+    def request_stop(self) -> None:
+        """Begin the graceful stop; call on the listener's event loop."""
+        if self._stop is not None:
+            self._stop.set()
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+                  ) -> None:
+        self._stop = anyio.Event()
+        shutting_down = anyio.Event()
+        multi = await anyio.create_tcp_listener(local_host=self._settings.bind_host,
+                                                local_port=self._settings.bind_port)
+        listeners = [s for s in multi.listeners if isinstance(s, anyio.abc.SocketListener)]
+        self.port = int(_attribute(listeners[0], SocketAttribute.local_port))
+        host = self._settings.bind_host
+        address = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+        async with self._pool.running() as managers:
+            apps: dict[str, ASGIApp] = {c: m.handle_request for c, m in managers.items()}
+            ctx = Context(policy=self._policy, apps=apps, pool=self._pool,
+                          idle_s=float(self._settings.idle_timeout_s),
+                          request_s=float(self._settings.request_timeout_s),
+                          server=(host, self.port), shutting_down=shutting_down)
+            log.info("listening", address=address, callers=len(self._settings.callers),
+                     legacy_revisions=self._settings.legacy_revisions)
+            task_status.started(self.port)
+            async with anyio.create_task_group() as background:
+                background.start_soon(self._every_minute)
+                if self._install_signals:
+                    background.start_soon(self._on_signal)
+                async with anyio.create_task_group() as connections:
+                    with anyio.CancelScope() as accepting:
+                        async with anyio.create_task_group() as acceptors:
+                            for sock in listeners:
+                                acceptors.start_soon(self._accept, sock, ctx, connections)
+                            acceptors.start_soon(self._cancel_on_stop, accepting)
+                    await multi.aclose()
+                    shutting_down.set()
+                    log.info("shutdown", reason="stop", connections=len(self._connections))
+                    for connection in list(self._connections):
+                        if connection.idle_scope is not None:
+                            connection.idle_scope.cancel()
+                    with anyio.move_on_after(self._shutdown_s):
+                        while self._connections:
+                            await anyio.sleep(0.02)
+                    if self._connections:
+                        log.info("shutdown_aborted", connections=len(self._connections))
+                    connections.cancel_scope.cancel()
+                background.cancel_scope.cancel()
+        counters.emit(log)
+
+    async def _cancel_on_stop(self, scope: anyio.CancelScope) -> None:
+        assert self._stop is not None
+        await self._stop.wait()
+        scope.cancel()
+
+    async def _accept(self, sock: anyio.abc.SocketListener, ctx: Context,
+                      group: anyio.abc.TaskGroup) -> None:
+        limit = self._settings.max_connections
+        while True:
+            try:
+                stream = await sock.accept()
+            except anyio.ClosedResourceError:
+                return
+            except OSError as exc:
+                # Out of descriptors, most likely: wait, and say so at most every 10 s.
+                now = anyio.current_time()
+                if now - self._last_accept_log >= ACCEPT_LOG_EVERY_S:
+                    self._last_accept_log = now
+                    log.warn("accept_failed", error=type(exc).__name__)
+                await anyio.sleep(ACCEPT_RETRY_S)
+                continue
+            family = _family(stream)
+            if len(self._connections) >= limit:
+                note("too_many_connections", family, logged=True)
+                with anyio.CancelScope(shield=True):
+                    await stream.aclose()
+                continue
+            remote = _attribute(stream, SocketAttribute.remote_address)
+            client = (str(remote[0]), int(remote[1])) if isinstance(remote, tuple) else None
+            connection = HttpConnection(stream, ctx, family, client)
+            self._connections.add(connection)
+            group.start_soon(self._serve, connection)
+
+    async def _serve(self, connection: HttpConnection) -> None:
+        try:
+            await connection.serve()
+        finally:
+            self._connections.discard(connection)
+
+    async def _every_minute(self) -> None:
+        while True:
+            await anyio.sleep(COUNTERS_EVERY_S)
+            counters.emit(log)
+
+    async def _on_signal(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for received in signals:
+                log.info("shutdown", reason="signal", signal=signal.Signals(received).name)
+                self.request_stop()
+                return

@@ -1,0 +1,66 @@
+"""Sessions of the handshake-based revisions, one SDK session manager per caller.
+
+One manager per caller because the SDK's low-level Server is built for one
+caller (rate limits are per caller), and a session id issued to one caller is
+then unknown to every other. The bound LIM-H6 holds across all of them: the
+pool counts live sessions at the moment the SDK admits one, so two handshakes
+racing past the gate's own check cannot both take the last slot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from mcp.server import Server
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from rypsok.core import limits
+
+SESSION_EXPIRY_S = limits.default("LIM-H6T")
+
+
+class SessionPool:
+    def __init__(self, max_sessions: int) -> None:
+        self.max_sessions = max_sessions
+        self.managers: dict[str, _BoundedManager] = {}
+
+    def live(self) -> int:
+        # The SDK keeps no public count; the pinned version's registry (mcp==2.3.0).
+        return sum(len(m._server_instances) for m in self.managers.values())
+
+    def full(self) -> bool:
+        return self.live() >= self.max_sessions
+
+    def add(self, caller: str, server: Server[Any], max_request_bytes: int) -> None:
+        self.managers[caller] = _BoundedManager(server, self, max_request_bytes)
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Mapping[str, StreamableHTTPSessionManager]]:
+        async with contextlib.AsyncExitStack() as stack:
+            for manager in self.managers.values():
+                await stack.enter_async_context(manager.run())
+            yield self.managers
+
+
+class _BoundedManager(StreamableHTTPSessionManager):
+    def __init__(self, server: Server[Any], pool: SessionPool, max_request_bytes: int) -> None:
+        super().__init__(
+            server,
+            json_response=False,  # SSE mode: a closed response stream cancels the call
+            stateless=False,
+            security_settings=None,  # the gate checks Host and Origin (403, not 421)
+            session_idle_timeout=SESSION_EXPIRY_S,
+            max_request_body_size=max_request_bytes,
+            max_sessions=pool.max_sessions,
+        )
+        self._pool = pool
+
+    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
+        # Synchronous in the SDK (no await between the check and the registration),
+        # so the pool-wide count cannot be raced on one event loop.
+        if self._pool.full():
+            return None
+        return super()._admit_session(requestor)
