@@ -14,18 +14,23 @@ from rypsok.core.config.memory import MIB, Constants, estimate
 
 from .conftest import REPO
 
+# The fit of record: four real web_fetch calls at once to four local HTTPS sites
+# (tools/measure-memory --fetches --defaults).
 FIXTURE = REPO / "fixtures" / "memory" / "measured-cpython-linux.json"
+# parse_html alone on bodies held in memory (tools/measure-memory --defaults), kept for
+# comparison; the estimate must be above these peaks too.
+PARSES_FIXTURE = REPO / "fixtures" / "memory" / "measured-cpython-linux-parses.json"
 BODIES, PARSES = 4, 2  # the delivered concurrency the constants are fitted on
 
 
-def measured() -> dict[str, Any]:
-    record: dict[str, Any] = json.loads(Path(FIXTURE).read_text())
+def measured(path: Path = FIXTURE) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(Path(path).read_text())
     return record
 
 
-def peaks_by_size() -> dict[int, list[float]]:
+def peaks_by_size(path: Path = FIXTURE) -> dict[int, list[float]]:
     by: dict[int, list[float]] = {}
-    for run in measured()["peaks"]:
+    for run in measured(path)["peaks"]:
         by.setdefault(run["page_mib"], []).append(run["peak_mib"])
     return by
 
@@ -42,8 +47,13 @@ def at_measured_concurrency(max_bytes: int, constants: Constants | None = None,
 
 def test_lim_m_fixture_holds_enough_runs() -> None:
     record = measured()
+    assert record["mode"] == "fetches"
     assert len(record["idle_mib"]) >= 10
     assert record["concurrency"] == {"bodies": BODIES, "parses": PARSES}
+    # Four sites on four hosts (one fetch at a time reaches a host, LIM-C4), four
+    # web_fetch calls in every run.
+    assert len(set(record["sites"])) == BODIES
+    assert all(len(run["calls"]) == BODIES for run in record["peaks"])
     by = peaks_by_size()
     assert {5, 10} <= set(by)
     shapes = {run["shape"] for run in record["peaks"]}
@@ -54,8 +64,9 @@ def test_lim_m_fixture_holds_enough_runs() -> None:
 
 
 @pytest.mark.parametrize("mib", [5, 10])
-def test_lim_m_estimate_is_above_every_measured_peak(mib: int) -> None:
-    peaks = peaks_by_size()[mib]
+@pytest.mark.parametrize("path", [FIXTURE, PARSES_FIXTURE], ids=["fetches", "parses"])
+def test_lim_m_estimate_is_above_every_measured_peak(mib: int, path: Path) -> None:
+    peaks = peaks_by_size(path)[mib]
     assert at_measured_concurrency(mib * MIB) > max(peaks)
 
 
