@@ -5,18 +5,11 @@ from __future__ import annotations
 
 from rypsok.core.engines.circuit import Circuit
 from rypsok.core.ratelimit import ToolRateLimiter
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.conftest import FakeClock
 
 
 def test_req_test_017_opens_after_consecutive_counted_failures() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     circuit = Circuit(3, 60, 900, clock)
     for _ in range(2):
         circuit.record_failure("timeout")
@@ -31,7 +24,7 @@ def test_req_test_017_opens_after_consecutive_counted_failures() -> None:
 
 
 def test_req_res_004_auth_and_request_failures_never_open_the_circuit() -> None:
-    circuit = Circuit(1, 60, 900, Clock())
+    circuit = Circuit(1, 60, 900, FakeClock(1000.0))
     for _ in range(10):
         circuit.record_failure("auth_failure")
         circuit.record_failure("request_failure")
@@ -39,7 +32,7 @@ def test_req_res_004_auth_and_request_failures_never_open_the_circuit() -> None:
 
 
 def test_req_res_005_one_real_probe_after_the_cooldown_then_close() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     circuit = Circuit(1, 60, 900, clock)
     circuit.record_failure("timeout")
     clock.now += 59.9
@@ -55,7 +48,7 @@ def test_req_res_005_one_real_probe_after_the_cooldown_then_close() -> None:
 
 
 def test_req_test_017_cooldown_doubles_up_to_the_maximum() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     circuit = Circuit(1, 60, 200, clock)
     circuit.record_failure("timeout")
     waits = []
@@ -68,7 +61,7 @@ def test_req_test_017_cooldown_doubles_up_to_the_maximum() -> None:
 
 
 def test_req_test_017_retry_after_is_honoured_up_to_the_maximum() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     circuit = Circuit(1, 60, 900, clock)
     circuit.record_failure("rate_limited", retry_after_s=300)
     assert round(circuit.retry_in_s() or 0) == 300
@@ -79,7 +72,7 @@ def test_req_test_017_retry_after_is_honoured_up_to_the_maximum() -> None:
 
 
 def test_req_mcp_010_tool_rate_limit_per_caller_sliding_minute() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     limiter = ToolRateLimiter({"web_search": 2}, clock)
     assert limiter.try_acquire("ops", "web_search") is None
     clock.now += 10
@@ -92,7 +85,7 @@ def test_req_mcp_010_tool_rate_limit_per_caller_sliding_minute() -> None:
 
 
 def test_refused_calls_are_refunded() -> None:
-    limiter = ToolRateLimiter({"web_search": 1}, Clock())
+    limiter = ToolRateLimiter({"web_search": 1}, FakeClock(1000.0))
     assert limiter.try_acquire("local", "web_search") is None
     limiter.refund("local", "web_search")
     assert limiter.try_acquire("local", "web_search") is None

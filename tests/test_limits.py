@@ -18,8 +18,8 @@ NOT_LIMITS = {
     ("validate.py", 4096), ("validate.py", 256),  # list lengths the parser accepts
     ("load.py", 65536),  # a read chunk
     ("urls.py", 256), ("urls.py", 200),  # IPv4 arithmetic; the contact's length
-    ("failures.py", 3600),  # the book's bound on a site's Retry-After, not a limits row
-    ("failures.py", 500), ("pipeline.py", 400), ("pipeline.py", 200),
+    ("errors.py", 3600),  # the book's bound on a site's Retry-After, not a limits row
+    ("errors.py", 500), ("pipeline.py", 400), ("pipeline.py", 200),
     ("pipeline.py", 300),  # HTTP status classes
     ("pipeline.py", 4096),  # the window that tells HTML from text and binary
 }

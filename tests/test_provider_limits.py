@@ -9,20 +9,13 @@ import anyio
 
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.net.client import Response
+from tests.conftest import FakeClock
 from tests.fake_engines import FakeClient, brave, wikipedia
 from tests.test_search_pipeline import BRAVE, WIKI, make
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_req_cmp_002_burst_then_the_records_rate() -> None:
-    clock = Clock()
+    clock = FakeClock(0.0)
     limiter = ProviderLimiter(100, 10, 1, clock)  # Wikipedia: 100 per minute, burst 10
     waits = [limiter.reserve(deadline=1e9) for _ in range(12)]
     assert waits[:10] == [0.0] * 10
@@ -31,7 +24,7 @@ def test_req_cmp_002_burst_then_the_records_rate() -> None:
 
 
 def test_req_cmp_002_a_call_that_cannot_be_admitted_before_the_deadline_is_not_made() -> None:
-    clock = Clock()
+    clock = FakeClock(0.0)
     limiter = ProviderLimiter(60, 1, 2, clock)  # Brave: one a second
     assert limiter.reserve(deadline=2.5) == 0.0
     assert limiter.reserve(deadline=0.5) is None  # would have to wait 1 s
@@ -39,7 +32,7 @@ def test_req_cmp_002_a_call_that_cannot_be_admitted_before_the_deadline_is_not_m
 
 
 def test_req_cmp_002_retry_after_holds_the_engine() -> None:
-    clock = Clock()
+    clock = FakeClock(0.0)
     limiter = ProviderLimiter(6000, 100, 2, clock)
     limiter.hold(30)
     assert limiter.reserve(deadline=10) is None

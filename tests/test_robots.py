@@ -21,6 +21,7 @@ from rypsok.core.fetch.robots import (
     parse_robots,
     rules_for_status,
 )
+from tests.conftest import FakeClock
 
 
 def rules(text: str) -> RobotsRules:
@@ -427,17 +428,9 @@ def test_req_cmp_005_a_large_file_parses_fast() -> None:
 # --- the cache -----------------------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_req_cmp_005_the_cache_keeps_an_entry_for_24_hours() -> None:
     assert limits.default("LIM-F12") == 24 * 3600
-    clock = Clock()
+    clock = FakeClock(1000.0)
     cache = RobotsCache(10, clock=clock)
     rules_a = rules("User-agent: *\nDisallow: /a\n")
     cache.put("https://example.org:443", rules_a)
@@ -449,7 +442,7 @@ def test_req_cmp_005_the_cache_keeps_an_entry_for_24_hours() -> None:
 
 
 def test_req_cmp_005_reading_an_entry_does_not_extend_its_life() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     cache = RobotsCache(10, clock=clock)
     cache.put("https://a:443", ALLOW_ALL)
     for _ in range(24):
@@ -460,7 +453,7 @@ def test_req_cmp_005_reading_an_entry_does_not_extend_its_life() -> None:
 
 
 def test_req_cmp_005_putting_again_renews_an_entry() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     cache = RobotsCache(10, clock=clock)
     cache.put("https://a:443", ALLOW_ALL)
     clock.now += 20 * 3600
@@ -470,7 +463,7 @@ def test_req_cmp_005_putting_again_renews_an_entry() -> None:
 
 
 def test_req_cmp_005_the_cache_evicts_the_least_recently_used_origin() -> None:
-    cache = RobotsCache(2, clock=Clock())
+    cache = RobotsCache(2, clock=FakeClock(1000.0))
     cache.put("https://a:443", ALLOW_ALL)
     cache.put("https://b:443", DISALLOW_ALL)
     assert cache.get("https://a:443") is ALLOW_ALL  # a is now the most recent
@@ -482,7 +475,7 @@ def test_req_cmp_005_the_cache_evicts_the_least_recently_used_origin() -> None:
 
 def test_req_cmp_005_the_cache_holds_at_most_its_entries() -> None:
     assert limits.default("LIM-F15") == 1000
-    cache = RobotsCache(limits.default("LIM-F15"), clock=Clock())
+    cache = RobotsCache(limits.default("LIM-F15"), clock=FakeClock(1000.0))
     for i in range(limits.default("LIM-F15") + 50):
         cache.put(f"https://h{i}:443", ALLOW_ALL)
     assert len(cache) == limits.default("LIM-F15")
@@ -492,7 +485,7 @@ def test_req_cmp_005_the_cache_holds_at_most_its_entries() -> None:
 
 
 def test_req_cmp_005_origins_are_separate_and_case_insensitive() -> None:
-    cache = RobotsCache(10, clock=Clock())
+    cache = RobotsCache(10, clock=FakeClock(1000.0))
     cache.put("https://Example.ORG:443", DISALLOW_ALL)
     assert cache.get("https://example.org:443") is DISALLOW_ALL
     assert cache.get("HTTPS://EXAMPLE.org:443") is DISALLOW_ALL

@@ -16,11 +16,11 @@ from typing import Any, TypeVar
 import anyio
 
 from rypsok.core import limits
-from rypsok.core.config.settings import Config
+from rypsok.core.config.settings import Config, Proxy
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.engines.registry import driver_for
-from rypsok.core.fetch.failures import fetch_deadline
+from rypsok.core.fetch.errors import fetch_deadline
 from rypsok.core.fetch.pipeline import FetchService
 from rypsok.core.fetch.request import fetch_request
 from rypsok.core.fetch.strict import ReturnedUrls
@@ -58,10 +58,18 @@ class Rypsok:
             "web_fetch": lim.web_fetch_per_minute,
             "engine_status": lim.engine_status_per_minute,
         })
-        self.client = client or EngineClient(
-            tls=tls or client_context(), user_agent=user_agent(config.service.user_agent_contact),
-            proxy=config.egress.proxy,
-        )
+        # One trust store and one User-Agent for both profiles, built only when a client
+        # is not given (the CA bundle is read once at start, not once a client).
+        agent = user_agent(config.service.user_agent_contact)
+        trust = tls
+
+        def new_client(proxy: Proxy | None = None) -> EngineClient:
+            nonlocal trust
+            if trust is None:
+                trust = client_context()
+            return EngineClient(tls=trust, user_agent=agent, proxy=proxy)
+
+        self.client = client or new_client(config.egress.proxy)
         active = [e for e in config.engines if e.active]
         drivers = {e.id: driver_for(e) for e in active}
         limiters = {
@@ -75,9 +83,7 @@ class Rypsok:
         self.returned = ReturnedUrls(lim.strict_mode_urls)
         self.fetches = FetchService(
             config,
-            fetch_client or EngineClient(
-                tls=tls or client_context(),
-                user_agent=user_agent(config.service.user_agent_contact)),
+            fetch_client or new_client(),
             EgressPolicy.from_config(config), anyio.CapacityLimiter(lim.parsing_in_flight),
             self.returned,
         )

@@ -1,6 +1,12 @@
-"""The web_fetch error sentences: our own words, never the URL or any part of it."""
+"""How a fetch ends when it does not end with content: rypsok's own sentences.
+
+Each is at most LIM-I4 characters and never holds the URL or any part of it, a host, an
+address or page text; only `redirected` carries external data, in detail.location.
+"""
 
 from __future__ import annotations
+
+from typing import Final
 
 from rypsok.core import limits
 from rypsok.core.model import ToolError
@@ -73,3 +79,71 @@ def network_unavailable() -> ToolError:
         "the site could not be reached; retry later or choose another page",
         {"reason": "network"},
     )
+
+
+# -- after intake: policy, robots.txt, the answer, the page -----------------------------
+
+RETRY_AFTER_MAX_S: Final = 3600
+_RETRYABLE: Final = frozenset({408, 425, 429})
+
+
+def strict_mode() -> ToolError:
+    return ToolError("denied", "strict mode is on: only URLs a search returned, or hosts the "
+                     "operator allows, can be read", {"reason": "strict_mode"})
+
+
+def robots_denied() -> ToolError:
+    return ToolError("denied", "the site's robots.txt asks not to read this page; do not retry",
+                     {"reason": "robots_txt"})
+
+
+def redirected(location: str) -> ToolError:
+    return ToolError("redirected", "the page moved to another host; see detail.location",
+                     {"location": location[: limits.default("LIM-F9")]})
+
+
+def http_status(status: int, retry_after: str | None) -> ToolError:
+    detail: dict[str, object] = {"reason": "http_status", "status": status}
+    if status in _RETRYABLE or status >= 500:
+        seconds = _retry_after_s(retry_after)
+        if seconds is not None:
+            detail["retry_after_ms"] = seconds * 1000
+        return ToolError("unavailable",
+                         f"the site answered with status {status}; retry later", detail)
+    return ToolError("unavailable", f"the site answered with status {status}: it refused the "
+                     "request or has no such page; retrying the same URL will not help", detail)
+
+
+def _retry_after_s(value: str | None) -> int | None:
+    """Whole seconds up to an hour; a date there is ignored."""
+    if value is None or not value.strip().isdigit():
+        return None
+    seconds = int(value.strip())
+    return seconds if seconds <= RETRY_AFTER_MAX_S else None
+
+
+def too_large(limit_bytes: int) -> ToolError:
+    return ToolError("too_large", f"the page is larger than {limit_bytes} bytes; choose "
+                     "another page", {"limit_bytes": limit_bytes})
+
+
+def fetch_deadline() -> ToolError:
+    return ToolError("unavailable", "the page was not retrieved before the deadline; "
+                     "retry later", {"reason": "deadline"})
+
+
+def busy() -> ToolError:
+    return ToolError("unavailable", "too many pages are being read at once; retry later",
+                     {"reason": "busy"})
+
+
+def unsupported_media(media_type: str) -> ToolError:
+    shown = "".join(c for c in media_type[:100] if c.isascii() and c.isprintable())
+    return ToolError("unsupported_content", "the page is not HTML, XHTML, plain text or "
+                     "Markdown; choose another page",
+                     {"reason": "media_type", "media_type": shown})
+
+
+def extraction_failed() -> ToolError:
+    return ToolError("unsupported_content", "no readable content could be extracted from the "
+                     "page; choose another page", {"reason": "extraction_failed"})

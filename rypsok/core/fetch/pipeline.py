@@ -25,7 +25,7 @@ import anyio
 
 from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
-from rypsok.core.fetch import charset, errors, failures
+from rypsok.core.fetch import charset, errors
 from rypsok.core.fetch.html.extract import extract, extract_text
 from rypsok.core.fetch.html.tree import ParseCancelled, parse_html
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
@@ -106,7 +106,7 @@ class FetchService:
         if self.policy.admits_by_rule(target.host):
             return
         log.info("refused", tool="web_fetch", reason="strict_mode")
-        raise failures.strict_mode()
+        raise errors.strict_mode()
 
     def _policy(self, target: FetchTarget) -> None:
         verdict = self.policy.judge_host(target.host, target.port)
@@ -144,12 +144,12 @@ class FetchService:
             with anyio.move_on_at(deadline) as waiting:
                 await self.in_flight.acquire()
             if waiting.cancelled_caught:
-                raise failures.busy()
+                raise errors.busy()
             try:
                 with anyio.move_on_at(deadline) as waiting:
                     await lock.acquire()
                 if waiting.cancelled_caught:
-                    raise failures.busy()
+                    raise errors.busy()
                 try:
                     yield
                 finally:
@@ -174,7 +174,7 @@ class FetchService:
                 continue
             if response.status >= 400:
                 counters.add("fetch", "status", str(response.status // 100) + "xx")
-                raise failures.http_status(response.status, response.header("retry-after"))
+                raise errors.http_status(response.status, response.header("retry-after"))
             if not 200 <= response.status < 300:
                 raise errors.network_unavailable()
             log.info("fetched", host=current.host, status=response.status,
@@ -199,7 +199,7 @@ class FetchService:
             raise errors.egress_denied()
         same_host = (nxt.host, nxt.port) == (current.host, current.port)
         if not same_host and not f.follow_cross_host_redirects:
-            raise failures.redirected(nxt.url)
+            raise errors.redirected(nxt.url)
         if hop >= f.max_redirects:
             log.info("refused", tool="web_fetch", reason="too_many_redirects")
             raise errors.network_unavailable()
@@ -215,7 +215,7 @@ class FetchService:
             self.robots.put(origin, rules)
         if not rules.allows(target.target):
             log.info("refused", tool="web_fetch", reason="robots_txt", host=target.host)
-            raise failures.robots_denied()
+            raise errors.robots_denied()
 
     async def _read_robots(self, target: FetchTarget, deadline: float) -> RobotsRules:
         """The origin's rules (RFC 9309): 4xx allows all, 5xx or unreachable disallows all,
@@ -255,7 +255,7 @@ class FetchService:
         f = self.config.fetch
         left = deadline - anyio.current_time()
         if left <= 0:
-            raise failures.fetch_deadline()
+            raise errors.fetch_deadline()
         record = _Judged()
         try:
             return await self.client.get(
@@ -268,9 +268,9 @@ class FetchService:
             if record.reason is not None:
                 log.info("refused", tool="web_fetch", reason=record.reason)
             if error.kind == "too_large":
-                raise failures.too_large(max_bytes) from None
+                raise errors.too_large(max_bytes) from None
             if error.kind == "timeout" and anyio.current_time() >= deadline - 0.01:
-                raise failures.fetch_deadline() from None
+                raise errors.fetch_deadline() from None
             if upgraded:
                 raise errors.https_retry_failed() from None
             raise errors.network_unavailable() from None
@@ -297,15 +297,15 @@ class FetchService:
                     return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         except TimeoutError:
             cancel.set()
-            raise failures.fetch_deadline() from None
+            raise errors.fetch_deadline() from None
         except anyio.get_cancelled_exc_class():
             cancel.set()
             raise
         except ParseCancelled:
-            raise failures.fetch_deadline() from None
+            raise errors.fetch_deadline() from None
         except Exception as exc:  # a defect in parsing ends this call only (REQ-SEC-014)
             log.error("extraction_error", error_type=type(exc).__name__)
-            raise failures.extraction_failed() from None
+            raise errors.extraction_failed() from None
 
     def _respond(self, request: FetchRequest, final: FetchTarget,
                  extracted: _Page) -> FetchResponse:
@@ -313,7 +313,7 @@ class FetchService:
         notices: list[Notice] = []
         content, removed = extracted.content, extracted.removed
         if not content.strip():
-            raise failures.extraction_failed()
+            raise errors.extraction_failed()
         title_field = boundary.clean_field(extracted.title or "", markup=False,
                                            limit=s.title_max_chars)
         removed += title_field.removed
@@ -370,9 +370,9 @@ def _media_kind(response: Response) -> str:
     """html or text; anything else ends the call (sniffing only tells HTML from text)."""
     media = _media_type(response)
     if media is not None and media not in READABLE:
-        raise failures.unsupported_media(media)
+        raise errors.unsupported_media(media)
     if _looks_binary(response.body):
-        raise failures.unsupported_media("application/octet-stream")
+        raise errors.unsupported_media("application/octet-stream")
     if media is None:
         head = response.body[:1024].lstrip().lower()
         return "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
