@@ -27,11 +27,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from html5lib._tokenizer import HTMLTokenizer
 from html5lib.constants import namespaces as _NAMESPACES
 from html5lib.html5parser import HTMLParser
 from html5lib.treebuilders import base as _base
 
 from rypsok.core import limits
+from rypsok.core.fetch.html.tokenizer import FastTokenizer
 
 __all__ = ["Element", "ParseCancelled", "ParsedDocument", "Text", "parse_html"]
 
@@ -347,7 +349,13 @@ class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
     def reset(self) -> None:
         # Called once the tokenizer exists, and again on a restart.
         super().reset()
-        stream = self.tokenizer.stream
+        tokenizer = self.tokenizer
+        if type(tokenizer) is HTMLTokenizer:
+            # html5lib's _parse names its own tokenizer class; ours only adds
+            # methods, so the instance is switched to it before the first token.
+            tokenizer.__class__ = FastTokenizer
+            tokenizer.state = tokenizer.dataState
+        stream = tokenizer.stream
         if "charsUntil" not in vars(stream):
             stream.charsUntil = _bounded_chars_until(stream)
         # Invalid-character errors are recorded only to be thrown away: skipping the

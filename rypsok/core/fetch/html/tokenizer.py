@@ -1,0 +1,258 @@
+"""A faster front for html5lib's tokenizer.
+
+html5lib tokenizes one character per method call; on a typical article page
+that is two thirds of the parse. This subclass recognises the common, well-formed
+cases in the data state with anchored regular expressions over the current
+chunk, and builds the very tokens html5lib's own states would build:
+
+* a text run, or a run of white space (cut at the chunk's end, as our bounded
+  ``charsUntil`` already cuts text runs);
+* a start tag whose attributes are well formed (quoted values may carry
+  character references, decoded by html5lib's rules for attributes);
+* an end tag without attributes;
+* a character reference whose end lies inside the chunk.
+
+Anything else (a NUL, a comment, a doctype, a tag that spans two chunks or
+carries a parse error) is handed to html5lib's own state for that character,
+with the stream exactly where html5lib expects it, so the result never
+depends on which path ran. ``tests/test_html_tokenizer.py`` compares the two
+token streams on pages made to reach every branch.
+
+Parse errors are not reported: our parser ignores them (they never change the
+tree), so producing them would only cost time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from html5lib._tokenizer import HTMLTokenizer, entitiesTrie
+from html5lib.constants import (
+    asciiUpper2Lower,
+    digits,
+    entities,
+    hexDigits,
+    replacementCharacters,
+    spaceCharacters,
+    tokenTypes,
+)
+
+__all__ = ["FastTokenizer", "numeric_reference"]
+
+_CHARACTERS: int = tokenTypes["Characters"]
+_SPACE_CHARACTERS: int = tokenTypes["SpaceCharacters"]
+_START_TAG: int = tokenTypes["StartTag"]
+_END_TAG: int = tokenTypes["EndTag"]
+_PARSE_ERROR: int = tokenTypes["ParseError"]
+
+# "\r" never reaches the tokenizer: the input stream turns it into "\n".
+_TEXT_RUN = re.compile(r"[^&<\x00\t\n\f ][^&<\x00]*+")
+_SPACE_RUN = re.compile(r"[\t\n\f ]++")
+_TAG_NAME = re.compile(r"[A-Za-z][^\t\n\f />\x00]*+")
+# One attribute after white space: a name, then optionally "=" and a value.
+# Whatever stops a match early (a character that is a parse error, an "&" in
+# an unquoted value, a quote run into the next name) is then neither white
+# space nor the tag's end, so _TAG_END fails there and html5lib takes the tag.
+_ATTRIBUTE = re.compile(
+    r"[\t\n\f ]++"
+    r"([^\t\n\f />\"'<=\x00][^\t\n\f />=\"'<\x00]*+)"
+    r"(?:[\t\n\f ]*+=[\t\n\f ]*+"
+    r"(?:\"([^\"\x00]*+)\"|'([^'\x00]*+)'|([^\t\n\f &>\"'=<`\x00]++)))?+")
+_TAG_END = re.compile(r"[\t\n\f ]*+(/?)>")
+_END_TAG_END = re.compile(r"[\t\n\f ]*+>")
+_DECIMAL = re.compile(r"[0-9]++")
+_HEXADECIMAL = re.compile(r"[0-9A-Fa-f]++")
+_AFTER_LEGACY_NAME = frozenset("0123456789=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+# Digits beyond this many (after leading zeros) can only denote a value above
+# U+10FFFF; int() is never asked to read them (CPython refuses over 4300).
+_MAX_DIGITS = 8
+
+
+def _lower(name: str) -> str:
+    # html5lib lowers ASCII letters only; str.lower would also fold "İ".
+    return name.lower() if name.isascii() else name.translate(asciiUpper2Lower)
+
+
+def numeric_reference(number: str, radix: int) -> str:
+    """The character a numeric reference denotes, by html5lib's rules: the
+    legacy replacements, U+FFFD for surrogates and values past U+10FFFF."""
+    significant = number.lstrip("0")
+    if len(significant) > _MAX_DIGITS:
+        return "\ufffd"
+    value = int(significant or "0", radix)
+    if value in replacementCharacters:
+        replaced: str = replacementCharacters[value]
+        return replaced
+    if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF:
+        return "\ufffd"
+    return chr(value)
+
+
+def _reference(text: str, at: int, allowed: str | None, attribute: bool) -> tuple[str, int] | None:
+    """Decode the character reference whose "&" ends just before ``at``.
+
+    Returns what html5lib's consumeEntity would produce and the index after
+    what it consumes, or None when deciding needs a character past the end
+    of ``text`` (then html5lib's own code must read on)."""
+    end = len(text)
+    if at >= end:
+        return None
+    first = text[at]
+    if first in spaceCharacters or first == "<" or first == "&" or first == allowed:
+        return "&", at
+    if first == "#":
+        if at + 1 >= end:
+            return None
+        hexadecimal = text[at + 1] in "xX"
+        start = at + 2 if hexadecimal else at + 1
+        if start >= end:
+            return None
+        run = (_HEXADECIMAL if hexadecimal else _DECIMAL).match(text, start)
+        if run is None:
+            return "&" + text[at:start], start
+        stop = run.end()
+        if stop >= end:
+            return None
+        character = numeric_reference(run.group(), 16 if hexadecimal else 10)
+        return character, stop + 1 if text[stop] == ";" else stop
+    stop = at
+    while stop < end and entitiesTrie.has_keys_with_prefix(text[at:stop + 1]):
+        stop += 1
+    if stop >= end:
+        return None
+    try:
+        name: str = entitiesTrie.longest_prefix(text[at:stop])
+    except KeyError:
+        return "&" + text[at:stop], stop
+    if name[-1] != ";" and attribute and text[at + len(name)] in _AFTER_LEGACY_NAME:
+        return "&" + text[at:stop], stop
+    decoded: str = entities[name]
+    return decoded + text[at + len(name):stop], stop
+
+
+def _attribute_value(value: str, quote: str) -> str:
+    """A quoted attribute value with its character references decoded."""
+    text = value + quote  # the closing quote is what html5lib reads last
+    parts: list[str] = []
+    position = 0
+    while True:
+        amp = text.find("&", position)
+        if amp < 0:
+            parts.append(value[position:])
+            return "".join(parts)
+        parts.append(text[position:amp])
+        found = _reference(text, amp + 1, quote, True)
+        if found is None:  # impossible: names never contain the quote
+            raise AssertionError("a reference ran past its attribute value")
+        decoded, position = found
+        parts.append(decoded)
+
+
+class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stubs
+    """html5lib's tokenizer with fast paths in the data state."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        queue: deque[dict[str, Any]] = deque()
+        self.tokenQueue = queue
+        stream = self.stream
+        while self.state():
+            if stream.errors:
+                stream.errors.clear()
+            while queue:
+                token = queue.popleft()
+                if token["type"] != _PARSE_ERROR:
+                    yield token
+
+    def consumeNumberEntity(self, isHex: bool) -> str:
+        # html5lib's own hands int() any number of digits: over 4300 decimal
+        # digits CPython raises, and a page would end the parse.
+        stream = self.stream
+        allowed = hexDigits if isHex else digits
+        found: list[str] = []
+        while True:
+            character = stream.char()
+            if character is None or character not in allowed:
+                break
+            found.append(character)
+        if character != ";":
+            stream.unget(character)
+        return numeric_reference("".join(found), 16 if isHex else 10)
+
+    def dataState(self) -> bool:
+        stream = self.stream
+        if stream.chunkOffset >= stream.chunkSize and not stream.readChunk():
+            return False
+        chunk: str = stream.chunk
+        at: int = stream.chunkOffset
+        first = chunk[at]
+        if first == "<":
+            if self._tag(chunk, at + 1):
+                return True
+            stream.chunkOffset = at + 1
+            self.state = self.tagOpenState
+            return True
+        if first == "&":
+            found = _reference(chunk, at + 1, None, False)
+            if found is None:
+                stream.chunkOffset = at + 1
+                self.state = self.entityDataState
+                return True
+            decoded, stream.chunkOffset = found
+            kind = _SPACE_CHARACTERS if decoded in spaceCharacters else _CHARACTERS
+            self.tokenQueue.append({"type": kind, "data": decoded})
+            return True
+        if first == "\x00":
+            result: bool = super().dataState()
+            return result
+        run = _SPACE_RUN.match(chunk, at)
+        if run is not None:
+            self.tokenQueue.append({"type": _SPACE_CHARACTERS, "data": run.group()})
+        else:
+            run = _TEXT_RUN.match(chunk, at)
+            assert run is not None  # the first character is neither of the above
+            self.tokenQueue.append({"type": _CHARACTERS, "data": run.group()})
+        stream.chunkOffset = run.end()
+        return True
+
+    def _tag(self, chunk: str, at: int) -> bool:
+        """Emit the tag starting at ``at`` (just after "<") if it is one of the
+        well-formed cases; otherwise change nothing and answer False."""
+        if at < len(chunk) and chunk[at] == "/":
+            name = _TAG_NAME.match(chunk, at + 1)
+            if name is None:
+                return False
+            close = _END_TAG_END.match(chunk, name.end())
+            if close is None:
+                return False
+            token: dict[str, Any] = {"type": _END_TAG, "name": _lower(name.group()),
+                                     "data": [], "selfClosing": False}
+        else:
+            name = _TAG_NAME.match(chunk, at)
+            if name is None:
+                return False
+            attributes: dict[str, str] = {}
+            position = name.end()
+            while (attribute := _ATTRIBUTE.match(chunk, position)) is not None:
+                key, double, single, bare = attribute.groups()
+                key = _lower(key)
+                if key not in attributes:  # the first of duplicates wins
+                    if double is not None:
+                        value = _attribute_value(double, '"') if "&" in double else double
+                    elif single is not None:
+                        value = _attribute_value(single, "'") if "&" in single else single
+                    else:
+                        value = bare or ""
+                    attributes[key] = value
+                position = attribute.end()
+            close = _TAG_END.match(chunk, position)
+            if close is None:
+                return False
+            token = {"type": _START_TAG, "name": _lower(name.group()), "data": attributes,
+                     "selfClosing": bool(close.group(1)), "selfClosingAcknowledged": False}
+        self.stream.chunkOffset = close.end()
+        self.currentToken = token
+        self.tokenQueue.append(token)
+        return True
