@@ -77,14 +77,16 @@ class Rypsok:
                                   min(lim.per_engine_in_flight, e.admission.concurrency))
             for e in active
         }
-        self.searches = SearchService(config, self.health, self.client, drivers, limiters)
+        parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
+        self.searches = SearchService(config, self.health, self.client, drivers, limiters,
+                                      parsing)
         # Agent-directed requests: their own client, never through the engine proxy
         # (REQ-SEC-007), every address judged by the egress policy at connect time.
         self.returned = ReturnedUrls(lim.strict_mode_urls)
         self.fetches = FetchService(
             config,
             fetch_client or new_client(),
-            EgressPolicy.from_config(config), anyio.CapacityLimiter(lim.parsing_in_flight),
+            EgressPolicy.from_config(config), parsing,
             self.returned,
         )
 

@@ -36,6 +36,9 @@ class Admission:
     endpoints: tuple[str, ...] = ()  # values of the `endpoint` key; () when none
     accepts_base_url: bool = False
     response_bytes: int = 0  # bound after decompression
+    # The answer is a page made for people: the driver's parse runs in a worker thread
+    # under the parsing permits shared with web_fetch (LIM-C5), never on the event loop.
+    html_answer: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,8 +64,11 @@ class SearchService:
         client: EngineClient,
         drivers: Mapping[str, Driver],
         limiters: Mapping[str, ProviderLimiter],
+        parsing: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.config = config
+        # Shared with web_fetch: a page-shaped engine answer takes a parse permit.
+        self.parsing = parsing or anyio.CapacityLimiter(config.limits.parsing_in_flight)
         self.health = health
         self.client = client
         self.drivers = drivers
@@ -196,6 +199,12 @@ class SearchService:
                 counters.add("engine_requests", engine.id, "answered")
                 log.debug("engine_answered", engine=engine.id, status=response.status,
                           latency_ms=latency_ms)
+            if engine.admission.html_answer:
+                async with self.parsing:
+                    results = await anyio.to_thread.run_sync(
+                        item.driver.parse, response.status, response.header, response.body,
+                        abandon_on_cancel=True)
+            else:
                 results = item.driver.parse(response.status, response.header, response.body)
         except anyio.get_cancelled_exc_class():
             if item.probe:
