@@ -1,19 +1,35 @@
-"""Build dist/rypsok.pyz, reproducibly, and dist/SHA256SUMS.
+"""Build rypsok.pyz files reproducibly, with a SHA256SUMS beside them.
 
 Run it with the dev interpreter (`.venv/bin/python build_zipapp.py`, after
-`tools/setup`): it needs pip, setuptools and shiv there. What it does:
+`tools/setup`): it needs pip, setuptools and shiv there. Two modes:
+
+  build_zipapp.py                 dist/rypsok.pyz for this machine's platform
+                                  and CPython, and dist/SHA256SUMS
+  build_zipapp.py --platform      the release files, one per target, in
+                                  dist/release/: rypsok-X.Y.Z-<python>-<platform>.pyz
+                                  for CPython 3.11 and 3.12 on Linux x86_64
+                                  and aarch64, and SHA256SUMS over all of them
+  build_zipapp.py --platform aarch64 --python 3.12   a subset of the targets
+
+What a build does:
 
 1. installs the hashed runtime closure (requirements.lock) into a clean
-   temporary folder, wheels only, no dependency resolution of its own;
+   temporary folder, wheels only, no dependency resolution of its own; for a
+   target it asks pip for that target's compiled wheels (pip --platform
+   --python-version --implementation cp --abi), so nothing is compiled and
+   the build machine's own platform does not matter;
 2. builds the project from a copy of its sources (so the work tree gets no
    build/ or egg-info) and installs it into the same folder;
 3. removes what differs from one build to the next (byte code, installer
    records, console scripts whose shebang names this machine's interpreter);
+   for a target, checks that every compiled module is for its CPU;
 4. runs shiv with --reproducible and a fixed SOURCE_DATE_EPOCH, so two builds
    of one tree give the same bytes, then writes SHA256SUMS.
 
-The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography),
-so it runs on the platform and CPython minor version it was built with.
+The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography,
+charset-normalizer), so it runs only on the platform and CPython minor version
+it was built for. The target files need glibc 2.28 or later (the manylinux
+floor below); they do not run on musl systems such as Alpine.
 Standard library only: pip and shiv run as `sys.executable -m ...`.
 """
 
@@ -22,15 +38,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 LOCK = ROOT / "requirements.lock"
 PYZ_NAME = "rypsok.pyz"
+SUMS_NAME = "SHA256SUMS"
 ENTRY_POINT = "rypsok.cli:main"
 SHEBANG = "/usr/bin/env python3"
 # Used when there is no git history to date the build (1980-01-02, the zip
@@ -41,9 +61,115 @@ PROJECT_FILES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-MIT", "LICEN
 # Files pip writes that name this machine or this moment, not the package.
 VOLATILE_DIST_INFO = ("INSTALLER", "REQUESTED", "direct_url.json")
 
+# The release targets (REQ-RUST-002 read as "the platforms of this build").
+ARCHES = ("x86_64", "aarch64")
+PYTHONS = ("3.11", "3.12")
+# The oldest glibc the target files support: 2.28 (Debian 10, RHEL 8, Ubuntu
+# 20.04 have it or newer). Every compiled wheel of the lock exists at or
+# below it; cryptography also has 2_34 wheels, which a newer floor would pick.
+GLIBC_FLOOR_MINOR = 28
+# manylinux2014 is glibc 2.17, the oldest tag the locked wheels use on aarch64;
+# x86_64 wheels may go back to manylinux1 (glibc 2.5).
+OLDEST_MINOR = {"x86_64": 5, "aarch64": 17}
+LEGACY_ALIASES = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
+# ELF e_machine values: a compiled module for another CPU fails the build.
+ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
+DEFAULT_RELEASE_DIR = "dist/release"
+
 
 class BuildError(Exception):
     """A step failed; the message says which and why."""
+
+
+@dataclass(frozen=True, order=True)
+class Target:
+    """One release file: a CPython minor version on one Linux CPU."""
+
+    python: str  # "3.11"
+    arch: str  # "x86_64" or "aarch64"
+
+    @property
+    def python_tag(self) -> str:
+        return "cp" + self.python.replace(".", "")
+
+    @property
+    def platform_tag(self) -> str:
+        return f"manylinux_2_{GLIBC_FLOOR_MINOR}_{self.arch}"
+
+    def pip_platforms(self) -> list[str]:
+        """Every platform tag the target accepts, newest first.
+
+        pip (23.x) takes --platform literally: manylinux_2_28 does not imply
+        the older manylinux_2_17 of most wheels, so all of them are listed,
+        with the legacy aliases (manylinux2014 is manylinux_2_17).
+        """
+        tags: list[str] = []
+        for minor in range(GLIBC_FLOOR_MINOR, OLDEST_MINOR[self.arch] - 1, -1):
+            tags.append(f"manylinux_2_{minor}_{self.arch}")
+            if minor in LEGACY_ALIASES:
+                tags.append(f"{LEGACY_ALIASES[minor]}_{self.arch}")
+        return tags
+
+    def pip_options(self) -> list[str]:
+        """The pip options that select this target's wheels and nothing else."""
+        options = ["--implementation", "cp", "--python-version", self.python,
+                   "--abi", self.python_tag]
+        for tag in self.pip_platforms():
+            options += ["--platform", tag]
+        return options
+
+
+def artifact_name(version: str, target: Target) -> str:
+    """rypsok-X.Y.Z-<python>-<platform>.pyz, e.g. rypsok-0.1.0-cp311-manylinux_2_28_x86_64.pyz."""
+    return f"rypsok-{version}-{target.python_tag}-{target.platform_tag}.pyz"
+
+
+def release_targets(arches: Sequence[str] = (), pythons: Sequence[str] = ()) -> list[Target]:
+    """The targets to build: every pair of the given CPUs and versions (all by default)."""
+    for arch in arches:
+        if arch not in ARCHES:
+            raise BuildError(f"unknown platform {arch!r}; known: {', '.join(ARCHES)}")
+    for python in pythons:
+        if not re.fullmatch(r"3\.(1[1-9]|[2-9][0-9])", python):
+            raise BuildError(f"python version {python!r} is not 3.11 or later as 3.N")
+    return sorted(
+        {Target(python, arch) for arch in (arches or ARCHES) for python in (pythons or PYTHONS)}
+    )
+
+
+def project_version() -> str:
+    """rypsok.__version__, read from the source without importing the package."""
+    text = (ROOT / "rypsok" / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"$', text, re.MULTILINE)
+    if found is None:
+        raise BuildError("no __version__ line in rypsok/__init__.py")
+    return found.group(1)
+
+
+def elf_machine(path: Path) -> int | None:
+    """The e_machine field of an ELF file (little-endian, both targets), else None."""
+    with path.open("rb") as f:
+        header = f.read(20)
+    if len(header) < 20 or header[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(header[18:20], "little")
+
+
+def check_machine(site: Path, target: Target) -> int:
+    """Fail unless every compiled module in site is for the target's CPU.
+
+    This is what would catch the build machine's own wheels slipping into
+    another platform's file. Returns how many modules were checked.
+    """
+    modules = sorted(site.rglob("*.so"))
+    wrong = [
+        str(p.relative_to(site)) for p in modules if elf_machine(p) != ELF_MACHINE[target.arch]
+    ]
+    if wrong:
+        raise BuildError(f"compiled modules not for {target.arch}: {', '.join(wrong)}")
+    if not modules:
+        raise BuildError(f"no compiled module found for {target.arch}; the lock expects some")
+    return len(modules)
 
 
 def run(cmd: list[str], what: str, env: dict[str, str] | None = None) -> None:
@@ -119,7 +245,12 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def build(out_dir: Path) -> Path:
+def sums_text(files: Iterable[Path]) -> str:
+    """SHA256SUMS in the format `sha256sum --check` reads, sorted by name."""
+    return "".join(f"{sha256_of(p)}  {p.name}\n" for p in sorted(files, key=lambda p: p.name))
+
+
+def check_tools() -> None:
     if not LOCK.is_file():
         raise BuildError(f"{LOCK} is missing")
     for module in ("pip", "shiv", "setuptools"):
@@ -132,93 +263,160 @@ def build(out_dir: Path) -> Path:
                 "run tools/setup and use .venv/bin/python"
             )
 
-    epoch = source_date_epoch()
-    env = dict(os.environ, SOURCE_DATE_EPOCH=str(epoch), PYTHONDONTWRITEBYTECODE="1")
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 
+def build_env() -> dict[str, str]:
+    return dict(
+        os.environ, SOURCE_DATE_EPOCH=str(source_date_epoch()), PYTHONDONTWRITEBYTECODE="1"
+    )
+
+
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+
+
+def install_closure(site: Path, target: Target | None, env: dict[str, str]) -> None:
+    """The locked closure, hash-checked, wheels only; for a target, its wheels."""
+    what = "installing requirements.lock" + (f" for {target}" if target else "")
+    run(
+        [
+            *PIP,
+            "install",
+            "-qq",
+            "--no-compile",
+            "--require-hashes",
+            "--no-deps",
+            "--only-binary=:all:",
+            *(target.pip_options() if target else []),
+            "--target",
+            str(site),
+            "-r",
+            str(LOCK),
+        ],
+        what,
+        env,
+    )
+
+
+def install_project(site: Path, src: Path, env: dict[str, str]) -> None:
+    """The project itself: pure Python, so the same files for every target."""
+    copy_project(src)
+    # --no-build-isolation: build with the locked setuptools of this
+    # interpreter instead of whatever a fresh isolated build would fetch.
+    run(
+        [
+            *PIP,
+            "install",
+            "-qq",
+            "--no-compile",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(src),
+        ],
+        "installing the project",
+        env,
+    )
+
+
+def pack(site: Path, staged: Path, env: dict[str, str]) -> None:
+    run(
+        [
+            sys.executable,
+            "-m",
+            "shiv",
+            "--reproducible",
+            "--compressed",
+            "--site-packages",
+            str(site),
+            "-e",
+            ENTRY_POINT,
+            "-p",
+            SHEBANG,
+            "-o",
+            str(staged),
+        ],
+        "shiv",
+        env,
+    )
+
+
+def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
+    """Build one pyz (the host's when target is None) and copy it to dest."""
     with tempfile.TemporaryDirectory(prefix="rypsok-zipapp-") as tmp:
         work = Path(tmp)
         site = work / "site-packages"
         src = work / "src"
         site.mkdir()
         src.mkdir()
-
-        run(
-            [
-                *pip,
-                "install",
-                "-qq",
-                "--no-compile",
-                "--require-hashes",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--target",
-                str(site),
-                "-r",
-                str(LOCK),
-            ],
-            "installing requirements.lock",
-            env,
-        )
-        copy_project(src)
-        # --no-build-isolation: build with the locked setuptools of this
-        # interpreter instead of whatever a fresh isolated build would fetch.
-        run(
-            [
-                *pip,
-                "install",
-                "-qq",
-                "--no-compile",
-                "--no-deps",
-                "--no-build-isolation",
-                "--target",
-                str(site),
-                str(src),
-            ],
-            "installing the project",
-            env,
-        )
+        install_closure(site, target, env)
+        install_project(site, src, env)
         scrub(site)
+        if target is not None:
+            check_machine(site, target)
+        staged = work / dest.name
+        pack(site, staged, env)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staged, dest)
+        dest.chmod(0o755)
+    return dest
 
-        staged = work / PYZ_NAME
-        run(
-            [
-                sys.executable,
-                "-m",
-                "shiv",
-                "--reproducible",
-                "--compressed",
-                "--site-packages",
-                str(site),
-                "-e",
-                ENTRY_POINT,
-                "-p",
-                SHEBANG,
-                "-o",
-                str(staged),
-            ],
-            "shiv",
-            env,
-        )
-        out_dir.mkdir(parents=True, exist_ok=True)
-        pyz = out_dir / PYZ_NAME
-        shutil.copyfile(staged, pyz)
-        pyz.chmod(0o755)
 
-    (out_dir / "SHA256SUMS").write_text(f"{sha256_of(pyz)}  {PYZ_NAME}\n", encoding="ascii")
+def build(out_dir: Path) -> Path:
+    """The host build: out_dir/rypsok.pyz and a SHA256SUMS naming it alone."""
+    check_tools()
+    pyz = build_one(out_dir / PYZ_NAME, None, build_env())
+    (out_dir / SUMS_NAME).write_text(sums_text([pyz]), encoding="ascii")
     return pyz
+
+
+def build_platforms(out_dir: Path, targets: Sequence[Target]) -> list[Path]:
+    """One pyz per target in out_dir, and a SHA256SUMS over all of them."""
+    check_tools()
+    env = build_env()
+    version = project_version()
+    built = []
+    for target in targets:
+        print(f"build_zipapp: building {artifact_name(version, target)}", file=sys.stderr)
+        built.append(build_one(out_dir / artifact_name(version, target), target, env))
+    (out_dir / SUMS_NAME).write_text(sums_text(built), encoding="ascii")
+    return built
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build rypsok.pyz reproducibly with shiv.")
-    parser.add_argument("--out", type=Path, help="output folder (default: dist in the repo)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"output folder (default: dist, or {DEFAULT_RELEASE_DIR} with --platform)",
+    )
+    parser.add_argument(
+        "--platform",
+        nargs="*",
+        metavar="ARCH",
+        help=f"build the release files for these Linux CPUs ({', '.join(ARCHES)}; "
+        "all when none is named) instead of dist/rypsok.pyz for this machine",
+    )
+    parser.add_argument(
+        "--python",
+        nargs="+",
+        metavar="X.Y",
+        help=f"with --platform: the CPython versions (default: {' '.join(PYTHONS)})",
+    )
     args = parser.parse_args(argv)
+    if args.python and args.platform is None:
+        parser.error("--python needs --platform")
     try:
-        pyz = build((args.out or ROOT / "dist").resolve())
+        if args.platform is None:
+            pyz = build((args.out or ROOT / "dist").resolve())
+            print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
+            return 0
+        targets = release_targets(args.platform, args.python or ())
+        out = (args.out or ROOT / DEFAULT_RELEASE_DIR).resolve()
+        for pyz in build_platforms(out, targets):
+            print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
     except BuildError as exc:
         print(f"build_zipapp: {exc}", file=sys.stderr)
         return 1
-    print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
     return 0
 
 
