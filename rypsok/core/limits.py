@@ -126,9 +126,9 @@ TABLE: Final[dict[str, Limit]] = _rows(
     # Measured costs for CPython on Linux (tools/measure-memory); see docs/memory.md
     Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 77),
     Limit("LIM-M2", "fixed part of one web_fetch parse, decoded text, tree and extraction "
-          "(CPython on Linux), MiB", 56),
+          "(CPython on Linux), MiB", 75),
     Limit("LIM-M3", "growing part of one web_fetch parse, decoded text, tree and extraction "
-          "(CPython on Linux), tenths of a byte per byte of page", 142),
+          "(CPython on Linux), tenths of a byte per byte of page", 114),
     Limit("LIM-M4", "one live session, KiB", 60),
     Limit("LIM-M5", "MemoryMax of the documented unit, MiB", 256),
 )
