@@ -1,4 +1,5 @@
-"""Benchmarks of rypsok: a search's own share, the cold start and the idle memory.
+"""Benchmarks of rypsok: a search's own share, a cached search against an uncached one,
+the cold start and the idle memory.
 
 Run from the repository root with the dev interpreter:
 
@@ -57,6 +58,29 @@ type = "brave"
 categories = ["general"]
 preference = 10
 api_key_env = "BRAVE_API_KEY"
+
+[engines.wikipedia]
+type = "wikipedia"
+categories = ["general"]
+preference = 20
+
+[engines.wikipedia_b]
+type = "wikipedia"
+categories = ["general"]
+preference = 30
+"""
+# Section 1b: two Wikipedia engines (the type whose record allows storage) and the cache
+# on, so every engine answer of a search is eligible. A long ttl_s and the default
+# max_entries: the repeated queries stay cached for the whole run, while the misses of the
+# "new query" row fill the cache and make it evict, as a busy process would.
+CACHE_CONFIG_TOML = """config_version = 1
+
+[limits]
+web_search_per_minute = 6000
+
+[cache]
+enabled = true
+ttl_s = 3600
 
 [engines.wikipedia]
 type = "wikipedia"
@@ -221,14 +245,14 @@ def covered(spans: Sequence[tuple[float, float]]) -> float:
     return total
 
 
-def build_core(workdir: Path) -> tuple[Rypsok, BenchClient]:
+def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, BenchClient]:
     from rypsok.core.config import load
     from rypsok.core.engines.limiter import ProviderLimiter
     from rypsok.core.facade import Rypsok
     from rypsok.core.net.client import Response
 
     path = workdir / "bench.toml"
-    path.write_text(CONFIG_TOML, encoding="utf-8")
+    path.write_text(config_toml, encoding="utf-8")
     config = load(str(path), {"BRAVE_API_KEY": BRAVE_KEY})
     json_head = (("content-type", "application/json; charset=utf-8"),)
     client = BenchClient({
@@ -267,6 +291,8 @@ class Series:
     call_ms: list[float]
     cpu_ms: list[float]
     post_ms: list[float]
+    requests: list[int] = field(default_factory=list)  # engine requests of each search
+    from_cache: list[int] = field(default_factory=list)  # from_cache notices of each search
 
 
 def fresh_tool_limiter(core: Rypsok) -> None:
@@ -284,6 +310,8 @@ class Variant:
     label: str
     delay_s: float = 0.0  # every engine answers after this
     encode: bool = False  # also build the tool result as the stdio adapter sends it
+    cache: bool = True  # use the core's result cache, when it has one (off: as if disabled)
+    fresh_queries: bool = False  # a query never asked before, so every lookup misses
 
 
 def run_searches(core: Rypsok, client: BenchClient, variants: Sequence[Variant],
@@ -299,6 +327,7 @@ def run_searches(core: Rypsok, client: BenchClient, variants: Sequence[Variant],
 
     budget = core.config.limits.web_search_per_minute
     encoder = _encoder(core)
+    cache = core.searches.cache
 
     async def go() -> list[Series]:
         series = [Series(v.label, [], [], [], []) for v in variants]
@@ -310,8 +339,11 @@ def run_searches(core: Rypsok, client: BenchClient, variants: Sequence[Variant],
                 fresh_tool_limiter(core)
                 admitted = 0
             admitted += 1
-            arguments = {"query": QUERIES[i // len(variants) % len(QUERIES)],
-                         "max_results": MAX_RESULTS}
+            text = QUERIES[i // len(variants) % len(QUERIES)]
+            if variant.fresh_queries:
+                text = f"{text} {i}"
+            arguments = {"query": text, "max_results": MAX_RESULTS}
+            core.searches.cache = cache if variant.cache else None
             client.delay_s = variant.delay_s
             client.spans.clear()
             client.post.clear()
@@ -328,6 +360,9 @@ def run_searches(core: Rypsok, client: BenchClient, variants: Sequence[Variant],
             row.own_ms.append((ended - started - covered(client.spans)) * 1000)
             row.cpu_ms.append(cpu * 1000)
             row.post_ms.append(sum(client.post) * 1000)
+            row.requests.append(len(client.spans))
+            row.from_cache.append(sum(n.code == "from_cache" for n in response.notices))
+        core.searches.cache = cache
         return series
 
     return anyio.run(go)
@@ -434,6 +469,64 @@ def section_search(count: int, workdir: Path) -> None:
           "so no search is refused")
     print("  log lines are formatted and written to /dev/null; the book also names an own "
           "share of 'about 6 ms' (RFC 020) without its setup")
+    print()
+
+
+def section_cache(count: int, workdir: Path) -> None:
+    """A search answered from the result cache beside the same search without it."""
+    import anyio
+
+    from rypsok.core.telemetry import log
+
+    print(f"1b. A cached search against an uncached one ({count} searches per row after "
+          f"{WARMUP_SEARCHES} warm-up, rows interleaved, 2 Wikipedia engines x 10 results, "
+          f"max_results={MAX_RESULTS}, engines answer at once)")
+    devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    previous = log._stream
+    log._stream = devnull
+    try:
+        core, client = build_core(workdir, CACHE_CONFIG_TOML)
+        cache = core.searches.cache
+        if cache is None:
+            raise SystemExit("bench: the cache section's configuration left the cache off")
+        # Sanity: the second of two equal searches is served whole from the cache.
+        fresh_tool_limiter(core)
+        arguments = {"query": "bench sanity", "max_results": MAX_RESULTS}
+        client.spans.clear()
+        first = anyio.run(core.search, arguments)
+        asked = len(client.spans)
+        client.spans.clear()
+        second = anyio.run(core.search, arguments)
+        if (asked != 2 or client.spans or second.results != first.results
+                or [n.code for n in second.notices] != ["from_cache", "from_cache"]):
+            raise SystemExit(f"bench: the cache sanity check failed: requests {asked} then "
+                             f"{len(client.spans)}, notices {second.notices}")
+        series = run_searches(core, client, [
+            Variant("uncached (cache off)", cache=False),
+            Variant("cache on, every lookup misses (new query)", fresh_queries=True),
+            Variant("cache on, answered from the cache"),
+        ], count)
+        entries = len(cache)
+    finally:
+        log._stream = previous
+        devnull.close()
+
+    rows = []
+    for s in series:
+        rows.append((s.label, ms(statistics.median(s.call_ms)), ms(pct(s.call_ms, 99)),
+                     ms(max(s.call_ms)), ms(statistics.median(s.cpu_ms)),
+                     f"{statistics.fmean(s.requests):.2f}",
+                     f"{statistics.fmean(s.from_cache):.2f}"))
+    table(("call duration", "p50", "p99", "max", "CPU p50", "requests", "from_cache"), rows)
+    uncached, hit = statistics.median(series[0].call_ms), statistics.median(series[2].call_ms)
+    print(f"  p50 of a cached search is {hit / uncached:.0%} of an uncached one "
+          f"({ms(hit)} against {ms(uncached)}); with real engines the uncached call also "
+          f"waits for the slowest engine, which a hit never does")
+    print("  call duration: Rypsok.search, measured around the await (engines answer at "
+          "once, so it is all rypsok's own work); requests and from_cache: per search, mean")
+    bound = core.config.cache.max_entries
+    evicted = "; the new-query row filled it, so it evicted" if entries >= bound else ""
+    print(f"  the cache held {entries} entries at the end (max_entries {bound}{evicted})")
     print()
 
 
@@ -732,7 +825,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="searches per row of section 1 (default 1000, --quick 100)")
     parser.add_argument("--quick", action="store_true",
                         help="100 searches, 3 cold starts, 1 memory run")
-    parser.add_argument("--only", choices=("search", "start", "memory"), action="append",
+    parser.add_argument("--only", choices=("search", "cache", "start", "memory"),
+                        action="append",
                         help="run only this section (repeatable)")
     parser.add_argument("--pyz", type=Path, help="use this rypsok.pyz instead of building one")
     parser.add_argument("--profile", action="store_true",
@@ -742,7 +836,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if count < 1:
         parser.error("--searches must be at least 1")
     start_runs, memory_runs = (3, 1) if args.quick else (5, 3)
-    sections = set(args.only or ("search", "start", "memory"))
+    sections = set(args.only or ("search", "cache", "start", "memory"))
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     import rypsok
@@ -757,6 +851,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 section_search(count, workdir)
                 if args.profile:
                     profile_search(count, workdir)
+            if "cache" in sections:
+                section_cache(count, workdir)
             if "start" in sections:
                 section_start(start_runs, workdir, args.pyz)
             if "memory" in sections:

@@ -101,7 +101,9 @@ class Rypsok:
         Returns within LIM-S7 of the call's start; raises ToolError otherwise.
         """
         async def work() -> SearchResponse:
-            response = await self.searches.search(search_request(self.config, arguments))
+            # The caller keys the result cache: entries are never shared between callers.
+            response = await self.searches.search(search_request(self.config, arguments),
+                                                  caller=caller)
             if self.config.fetch.strict_mode:
                 self.returned.remember(r.url for r in response.results)
             return response

@@ -45,7 +45,7 @@ class Admission:
 class EngineQuery:
     """One engine's share of a search, after validation and the secret check."""
 
-    query: str
+    query: str = field(repr=False)  # never in a repr that might reach a log
     category: str
     language: str  # a configured language tag, e.g. "en", "pt-BR"
     region: str  # two uppercase letters, e.g. "US"

@@ -1,13 +1,19 @@
 """The search pipeline, stage by stage (external design §6 and §7).
 
-secret check -> engine selection -> concurrent engine requests under the
-deadline -> outcome decision -> rank fusion -> content boundary -> cut.
+secret check -> engine selection (and the result cache, when on) -> concurrent
+engine requests under the deadline -> outcome decision -> rank fusion -> content
+boundary -> cut -> answers stored in the cache.
 
 Guarantees: no engine request starts before the request was validated and
 the secret check passed; a request never outlives its engine timeout or the
 search deadline; one engine's failure, whatever it is, costs that engine
 only; the same engine answers give byte-identical output whatever order they
 arrive in; no provider text reaches a notice, an error or a log line.
+
+The cache (cache.py, off by default) is consulted per engine during selection: a hit
+stands in for the engine's answer, so it sends no request, takes no provider rate token
+and leaves the engine's circuit and latency alone. Answers are stored only once the
+response is built, so a call cancelled or cut short stores nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import ClientError, EngineClient
 from rypsok.core.net.hostname import is_loopback_host, literal_address
+from rypsok.core.search.cache import CacheKey, ResultCache, eligible
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
 from rypsok.core.search.request import SearchRequest
 from rypsok.core.telemetry import counters, log
@@ -49,6 +56,11 @@ class _Selected:
     driver: Driver
     probe: bool
     wait_s: float
+    # Where this engine's answer is stored, or None when it must not be (cache off, an
+    # engine whose record forbids storage, a query the privacy check flagged).
+    cache_key: CacheKey | None = None
+    # The answer served from the cache; None when the engine is asked.
+    cached: tuple[RawResult, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -67,6 +79,9 @@ class SearchService:
         parsing: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.config = config
+        # Off by default (LIM-K1): without it no entry, no key and no sweeper exist.
+        self.cache: ResultCache | None = (ResultCache.from_settings(config.cache)
+                                          if config.cache.enabled else None)
         # Shared with web_fetch: a page-shaped engine answer takes a parse permit.
         self.parsing = parsing or anyio.CapacityLimiter(config.limits.parsing_in_flight)
         self.health = health
@@ -78,25 +93,31 @@ class SearchService:
         self._host_rules = (host_rules(config) if config.egress.allow or config.egress.deny
                             else None)
 
-    async def search(self, request: SearchRequest) -> SearchResponse:
+    async def search(self, request: SearchRequest, *, caller: str) -> SearchResponse:
+        """One web_search. `caller` is who the call belongs to: cache entries are
+        theirs alone (REQ-CACHE-004)."""
         s = self.config.search
         deadline = anyio.current_time() + s.deadline_ms / 1000
         notices: list[Notice] = []
-        query, masked = self._secret_check(request.query)
+        query, masked, flagged = self._secret_check(request.query)
 
         engine_query = EngineQuery(
             query=query, category=request.category, language=request.language,
             region=s.region, safe_search=s.safe_search, time_range=request.time_range,
             count=s.results_per_engine,
         )
-        selected = self._select(request, engine_query, deadline, notices)
+        # A flagged query (warned about or masked) neither reads nor feeds the cache.
+        cache_caller = None if flagged else caller
+        selected = self._select(request, engine_query, deadline, notices, cache_caller)
         if not selected:
             raise no_engine(request.category)
 
-        outcomes: dict[str, list[RawResult] | _Failed] = {}
+        outcomes: dict[str, list[RawResult] | _Failed] = {
+            i.engine.id: list(i.cached) for i in selected if i.cached is not None}
+        asked = [i for i in selected if i.cached is None]
         with anyio.move_on_at(deadline) as overall:
             async with anyio.create_task_group() as group:
-                for item in selected:
+                for item in asked:
                     group.start_soon(self._ask, item, engine_query, deadline, outcomes)
         for item in selected:
             if item.engine.id not in outcomes:  # cut by the search deadline
@@ -120,12 +141,17 @@ class SearchService:
         if masked:
             notices.append(Notice("credential_masked", count=masked))
         outcome: Outcome = "empty" if not results else "partial" if failed else "ok"
-        return SearchResponse(outcome, tuple(notices), tuple(results))
+        response = SearchResponse(outcome, tuple(notices), tuple(results))
+        # Last, with no await after it: a call cancelled before this point stores nothing.
+        self._store(asked, outcomes)
+        return response
 
     # -- stages ------------------------------------------------------------------------------
 
-    def _secret_check(self, query: str) -> tuple[str, int]:
-        """The query that may leave the host, and how many secrets were masked."""
+    def _secret_check(self, query: str) -> tuple[str, int, bool]:
+        """The query that may leave the host, how many secrets were masked, and whether
+        the check found anything (warned or masked), which keeps the query out of the
+        cache."""
         mode = self.config.privacy.secret_detection
         decision = privacy.apply(query, mode)
         if decision.refused:
@@ -134,13 +160,22 @@ class SearchService:
             raise secret_in_query(decision.kind or "secret", decision.position or 0)
         if decision.findings and mode == "warn":
             log.warn("secret_in_query", kind=decision.kind, position=decision.position)
-        return decision.text, decision.count if mode == "mask" else 0
+        return (decision.text, decision.count if mode == "mask" else 0,
+                bool(decision.findings))
 
     def _select(
-        self, request: SearchRequest, query: EngineQuery, deadline: float, notices: list[Notice]
+        self, request: SearchRequest, query: EngineQuery, deadline: float,
+        notices: list[Notice], cache_caller: str | None,
     ) -> list[_Selected]:
         """Enabled engines of the category in preference order, at most engines_per_request;
-        the ones that cannot be asked now are skipped with a notice."""
+        the ones that cannot be asked now are skipped with a notice.
+
+        With the cache on (and `cache_caller` set: the query was not flagged), an eligible
+        engine's stored answer is served instead of a request, except to the call that
+        holds the circuit's probe: the probe is there to test the engine. The lookup comes
+        before the provider limiter, so a hit takes no rate token; `admit` only changes
+        the circuit when it hands out the probe, which never looks up.
+        """
         candidates = sorted(
             (e for e in self.config.engines if e.active and request.category in e.categories),
             key=lambda e: (e.preference, e.id),
@@ -154,6 +189,13 @@ class SearchService:
                 continue
             circuit = self.health.get(engine.id).circuit
             admission = circuit.admit()
+            key = self._cache_key(cache_caller, engine, query)
+            if key is not None and admission != "probe":
+                cached = self._lookup(key)
+                if cached is not None:
+                    notices.append(Notice("from_cache", engine.id))
+                    selected.append(_Selected(engine, driver, False, 0.0, key, cached))
+                    continue
             if admission == "skip":
                 notices.append(Notice("engine_skipped", engine.id, "cooldown"))
                 continue
@@ -164,8 +206,41 @@ class SearchService:
                     circuit.abandon_probe()
                 notices.append(Notice("engine_skipped", engine.id, "rate_limited"))
                 continue
-            selected.append(_Selected(engine, driver, admission == "probe", wait))
+            selected.append(_Selected(engine, driver, admission == "probe", wait, key))
         return selected
+
+    # -- the result cache: every call guarded, so a failure only costs speed (REQ-CACHE-006)
+
+    def _cache_key(self, caller: str | None, engine: EngineSettings, query: EngineQuery
+                   ) -> CacheKey | None:
+        if self.cache is None or caller is None or not eligible(engine.admission):
+            return None
+        return CacheKey(engine.id, caller, query)
+
+    def _lookup(self, key: CacheKey) -> tuple[RawResult, ...] | None:
+        assert self.cache is not None
+        try:
+            found = self.cache.get(key)
+        except Exception as exc:
+            _cache_failed(key, "lookup", exc)
+            return None
+        counters.add("cache", key.engine, "hit" if found is not None else "miss")
+        return found
+
+    def _store(self, asked: list[_Selected],
+               outcomes: Mapping[str, list[RawResult] | _Failed]) -> None:
+        if self.cache is None:
+            return
+        for item in asked:
+            answer = outcomes.get(item.engine.id)
+            if item.cache_key is None or not isinstance(answer, list):
+                continue
+            try:
+                stored = self.cache.put(item.cache_key, answer)
+            except Exception as exc:
+                _cache_failed(item.cache_key, "store", exc)
+                continue
+            counters.add("cache", item.engine.id, "stored" if stored else "too_large")
 
     async def _ask(
         self,
@@ -252,7 +327,7 @@ class SearchService:
             assert isinstance(raw, list)
             answers.append(EngineAnswer(
                 item.engine.id, item.engine.preference,
-                [Observation(r.url, r.title, r.snippet, r.date) for r in raw],
+                [Observation(r.url, r.title, r.snippet, r.date, r.markup) for r in raw],
             ))
         ranking = rank(answers, max_results=sum(len(a.results) for a in answers),
                        rules=self._host_rules)
@@ -265,8 +340,11 @@ class SearchService:
         for result in ranking.results:
             if len(kept) == request.max_results:
                 break
+            # Provenance decides the cleaner: raw provider text is stripped of markup and
+            # its entities decoded; text a parser already decoded is kept as written.
             cleaned = boundary.clean_result(
-                result.title, result.snippet, title_markup=True, snippet_markup=True,
+                result.title, result.snippet, title_markup=result.markup,
+                snippet_markup=result.markup,
                 title_max_chars=s.title_max_chars, snippet_max_chars=s.snippet_max_chars,
             )
             if cleaned.instruction_like and s.drop_flagged_results:
@@ -286,6 +364,12 @@ class SearchService:
         notices += [Notice(code, count=count) for code, count in counts.items()  # type: ignore[arg-type]
                     if count]
         return kept, notices
+
+
+def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:
+    # The engine and the exception's type only: never the key (it holds the query).
+    log.warn("cache_failed", engine=key.engine, stage=stage, error_type=type(exc).__name__)
+    counters.add("cache", key.engine, "failed")
 
 
 def host_rules(config: Config) -> Callable[[str], bool | None]:

@@ -12,7 +12,8 @@ Theory of operation:
    once per result, at its best rank (an engine that lists one page twice
    does not agree with itself).
 3. The lead observation of a result is the first by (rank, engine preference,
-   engine id). It gives the title, the snippet and the URL shown, except
+   engine id). It gives the title and the snippet (and their provenance, raw
+   or decoded, which picks the cleaner) and the URL shown, except
    that an https URL replaces an http lead: the first https observation in
    the same order. The date is the first supplied one in that order.
 4. Score: the sum over the result's engines of ``SCORE_SCALE // (RRF_K + rank)``,
@@ -49,6 +50,9 @@ class Observation:
     title: str
     snippet: str
     date: str | None = None
+    # Provenance of title and snippet: True for raw provider text (markup and entities
+    # still in it), False for text a parser already decoded (RawResult.markup).
+    markup: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,7 @@ class RankedResult:
     observations: tuple[Seen, ...]  # one per engine, best first
     score: int
     engines: tuple[str, ...]  # by preference, then identifier
+    markup: bool = True  # the lead observation's provenance, which title and snippet share
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +167,7 @@ def _merge(key: str, candidates: list[_Candidate]) -> tuple[RankedResult, _Candi
         observations=observations,
         score=fusion_score(c.rank for c in best.values()),
         engines=tuple(sorted(best, key=lambda e: (preference[e], e))),
+        markup=lead.item.markup,
     )
     return result, lead
 

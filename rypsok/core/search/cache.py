@@ -1,0 +1,195 @@
+"""The result cache of web_search (external design §12; REQ-CACHE-001 to -007, REQ-CMP-007).
+
+Off by default. When the operator turns it on, one entry holds one engine's answer to one
+engine request of one caller, in this process's memory and nowhere else: nothing here
+opens a file, and an entry leaves memory when it expires, when it is the least recently
+used one and room is needed, or when the process ends.
+
+What the cache decides is only *whether an answer can be reused*. Which engines may be
+cached (their admission record), which queries (none the privacy check flagged) and when
+a lookup is skipped (a circuit probe) are the pipeline's decisions, made before a key is
+built; the pipeline also guards every call into this module, so a failure here costs
+speed and nothing else (REQ-CACHE-006).
+
+Retention: a key holds the query text, so enabling the cache retains queries for
+`ttl_s` (REQ-CACHE-007). Expired entries are not merely ignored: a sweeper thread removes
+them when they expire, even in a process that receives no further call, and stops once
+the cache is empty.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from rypsok.core.config.settings import CacheSettings
+from rypsok.core.engines.base import Admission, EngineQuery, RawResult
+
+# The sweeper wakes this long after the earliest expiry, so that a float rounding of the
+# clock never finds the entry a hair short of expired and spins.
+_SWEEP_SLACK_S = 0.01
+
+
+def eligible(admission: Admission) -> bool:
+    """Whether an engine's answers may be stored at all (REQ-CMP-007): the admission
+    record decides, never a setting (Wikipedia yes; Brave and DuckDuckGo never)."""
+    return admission.cacheable
+
+
+@dataclass(frozen=True, slots=True)
+class CacheKey:
+    """The caller, the engine and the whole engine request (REQ-CACHE-003, -004).
+
+    The request is the `EngineQuery` after the privacy check: query, category, language,
+    region, safe search, time range and result count. Every field takes part, so two
+    requests that could make a driver send anything different never share an entry.
+    The caller and the request are left out of the repr: a key must never reach a log.
+    """
+
+    engine: str
+    caller: str = field(repr=False)
+    request: EngineQuery = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    # RawResult keeps `markup`, so raw versus decoded provenance is restored with a hit.
+    results: tuple[RawResult, ...]
+    stored_at: float
+
+
+def entry_bytes(results: Sequence[RawResult]) -> int:
+    """The size an answer counts against `max_entry_bytes` (LIM-K4).
+
+    LIM-K4 bounds the raw text an entry holds: for each result, the UTF-8 bytes of its
+    URL, title, snippet and date. Python's per-object overhead is left out on purpose:
+    it depends on the interpreter, not on what the provider sent, and the memory
+    estimate of `check` (max_entries x max_entry_bytes) is the book's formula.
+    """
+    total = 0
+    for r in results:
+        for text in (r.url, r.title, r.snippet, r.date or ""):
+            # surrogatepass: a stray surrogate counts as its bytes instead of failing.
+            total += len(text.encode("utf-8", "surrogatepass"))
+    return total
+
+
+class ResultCache:
+    """A bounded, expiring map from `CacheKey` to an engine's answer.
+
+    At most `max_entries` entries (the least recently used goes first), each at most
+    `max_entry_bytes` (see `entry_bytes`; a larger answer is not stored), each valid for
+    `ttl_s` after it was stored on `clock` (monotonic; a hit does not extend it).
+
+    Thread-safe: the event loop and the sweeper thread share it under one lock, and no
+    method waits for anything while holding it.
+    """
+
+    def __init__(self, *, ttl_s: float, max_entries: int, max_entry_bytes: int,
+                 clock: Callable[[], float] = time.monotonic, sweep: bool = True) -> None:
+        if ttl_s <= 0 or max_entries < 1 or max_entry_bytes < 0:
+            raise ValueError("cache bounds must be positive")
+        self.ttl_s = float(ttl_s)
+        self.max_entries = max_entries
+        self.max_entry_bytes = max_entry_bytes
+        self._clock = clock
+        # The sweeper waits on real time: only a cache on the real monotonic clock sweeps
+        # (tests that move a fake clock pass sweep=False and expire entries by lookups).
+        self._sweep = sweep
+        self._lock = threading.Lock()
+        self._lru: OrderedDict[CacheKey, _Entry] = OrderedDict()  # least recently used first
+        # Store order is expiry order (one ttl, a clock that never goes back): the oldest
+        # entries are found at the front, without scanning the whole cache.
+        self._ages: OrderedDict[CacheKey, float] = OrderedDict()
+        self._sweeper: threading.Thread | None = None
+        self._wake = threading.Event()
+
+    @classmethod
+    def from_settings(cls, settings: CacheSettings) -> ResultCache:
+        return cls(ttl_s=settings.ttl_s, max_entries=settings.max_entries,
+                   max_entry_bytes=settings.max_entry_bytes)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._lru)
+
+    def get(self, key: CacheKey) -> tuple[RawResult, ...] | None:
+        """The stored answer, or None when there is none or it has expired."""
+        with self._lock:
+            self._purge(self._clock())
+            entry = self._lru.get(key)
+            if entry is None:
+                return None
+            self._lru.move_to_end(key)  # the most recently used now
+            return entry.results
+
+    def put(self, key: CacheKey, results: Sequence[RawResult]) -> bool:
+        """Store an answer; False when it is larger than `max_entry_bytes` (not stored)."""
+        if entry_bytes(results) > self.max_entry_bytes:
+            return False
+        frozen = tuple(results)
+        with self._lock:
+            now = self._clock()
+            self._purge(now)
+            self._lru.pop(key, None)
+            self._ages.pop(key, None)
+            while len(self._lru) >= self.max_entries:
+                oldest, _ = self._lru.popitem(last=False)
+                del self._ages[oldest]
+            self._lru[key] = _Entry(frozen, now)
+            self._ages[key] = now
+            if self._sweep:
+                self._arm()
+        return True
+
+    def clear(self) -> None:
+        """Forget every entry (a configuration reload, if one is ever added, calls this)."""
+        with self._lock:
+            self._lru.clear()
+            self._ages.clear()
+            self._wake.set()
+
+    def purge(self) -> int:
+        """Remove the expired entries now; how many there were."""
+        with self._lock:
+            return self._purge(self._clock())
+
+    # -- under the lock ---------------------------------------------------------------------
+
+    def _purge(self, now: float) -> int:
+        removed = 0
+        while self._ages:
+            key, stored_at = next(iter(self._ages.items()))
+            if now - stored_at < self.ttl_s:
+                break
+            del self._ages[key]
+            del self._lru[key]
+            removed += 1
+        return removed
+
+    def _arm(self) -> None:
+        if self._sweeper is None:
+            self._wake.clear()
+            self._sweeper = threading.Thread(target=self._run_sweeper,
+                                             name="rypsok-cache-sweeper", daemon=True)
+            self._sweeper.start()
+
+    # -- the sweeper thread -----------------------------------------------------------------
+
+    def _run_sweeper(self) -> None:
+        """Remove entries as they expire; end when the cache is empty (a later store
+        starts a new sweeper), so an idle process holds no query past its ttl."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                self._purge(now)
+                if not self._ages:
+                    self._sweeper = None
+                    return
+                first = next(iter(self._ages.values()))
+                wait = max(0.0, first + self.ttl_s - now) + _SWEEP_SLACK_S
+            self._wake.wait(wait)
+            self._wake.clear()
