@@ -627,16 +627,6 @@ def test_req_eng_004_driver_for_builds_the_configured_type() -> None:
     assert urlsplit(driver.request(query()).url).path == "/res/v1/news/search"
 
 
-def test_req_eng_004_a_type_without_a_driver_fails_each_request_not_the_start() -> None:
-    from rypsok.core.engines import duckduckgo
-
-    driver = registry.driver_for(settings(duckduckgo.ADMISSION))
-    assert not registry.built("duckduckgo") and registry.built("wikipedia")
-    with pytest.raises(EngineFailure) as info:
-        driver.request(query())
-    assert info.value.error_class == "request_failure"
-
-
 def test_req_eng_004_driver_for_a_loaded_configuration(write_config) -> None:  # type: ignore[no-untyped-def]
     from rypsok.core.config import load
 

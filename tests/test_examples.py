@@ -10,8 +10,7 @@ from tests.conftest import EXAMPLES, check, clean_env
 
 EXPECTED_WARNINGS = {
     "tutorial-4.toml": ["service.http.bind"],
-    # Until the duckduckgo driver lands, the same key also says the build lacks it.
-    "tutorial-5.toml": ["engines.ddg", "engines.ddg"],
+    "tutorial-5.toml": ["engines.ddg"],
 }
 
 

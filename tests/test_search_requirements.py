@@ -405,14 +405,3 @@ def test_req_mcp_004_arguments_validated_against_the_schema_before_work(tmp_path
     assert fake.calls == []
 
 
-def test_an_engine_type_without_a_driver_in_this_build_is_reported_not_fatal(
-    tmp_path: Path
-) -> None:
-    core, fake = make(tmp_path, '[scraping]\nenabled = true\n[engines.wikipedia]\n'
-                      'type = "wikipedia"\ncategories = ["general"]\n[engines.ddg]\n'
-                      'type = "duckduckgo"\ncategories = ["general"]\n')
-    fake.by_host = {WIKI: wikipedia(["A"])}
-    answer = run_search(core, query="a")
-    assert answer["outcome"] == "partial"
-    assert {"code": "engine_unavailable", "engine": "ddg", "reason": "request_failure"} in (
-        answer["notices"])

@@ -177,22 +177,16 @@ def warnings(config: Config) -> list[str]:
     if config.fetch.follow_cross_host_redirects:
         out.append("fetch.follow_cross_host_redirects: a page can send a fetch to another host "
                    "without the caller deciding; set it to false")
-    from rypsok.core.engines.registry import built
-
     for engine in config.engines:
-        if engine.enabled and not built(engine.driver):
-            out.append(f"engines.{engine.id}: this build has no {engine.driver} driver yet, so "
-                       "every search reports the engine unavailable; remove the table or use "
-                       "an engine with a driver")
         if engine.enabled and engine.admission.scraping:
             out.append(f"engines.{engine.id}: the engine scrapes a human-facing page, at your "
                        "risk under the provider's terms; prefer an engine with an API")
     if config.cache.enabled and not any(
         e.enabled and e.admission.cacheable for e in config.engines
     ):
-        out.append("cache.enabled: no enabled engine allows its answers to be stored, so the "
-                   "cache holds nothing; turn the cache off or enable an engine that allows "
-                   "storage")
+        out.append("cache.enabled: the cache is on and no enabled engine allows its results "
+                   "to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
+                   "nothing; turn the cache off, or enable an engine that allows storage")
     memory = memory_of(config)
     if memory.over_unit:
         out.append(f"memory: the worst case, about {memory.total} MiB, is above the "
