@@ -20,7 +20,7 @@ def test_req_test_017_opens_after_consecutive_counted_failures() -> None:
     assert circuit.state == "closed"
     circuit.record_failure("blocked")
     assert circuit.state == "open" and circuit.admit() == "skip"
-    assert circuit.transitions == ["opened"]
+    assert list(circuit.transitions) == ["opened"]
 
 
 def test_req_res_004_auth_and_request_failures_never_open_the_circuit() -> None:
@@ -44,7 +44,7 @@ def test_req_res_005_one_real_probe_after_the_cooldown_then_close() -> None:
     assert circuit.admit() == "skip"  # only one probe in flight
     circuit.record_success()
     assert circuit.state == "closed" and circuit.admit() == "go"
-    assert circuit.transitions == ["opened", "closed"]
+    assert list(circuit.transitions) == ["opened", "closed"]
 
 
 def test_req_test_017_cooldown_doubles_up_to_the_maximum() -> None:
@@ -89,3 +89,21 @@ def test_refused_calls_are_refunded() -> None:
     assert limiter.try_acquire("local", "web_search") is None
     limiter.refund("local", "web_search")
     assert limiter.try_acquire("local", "web_search") is None
+
+
+def test_req_obs_004_every_opening_and_closing_is_told_once() -> None:
+    # The hook is what writes circuit_opened / circuit_closed to the log.
+    clock = FakeClock()
+    told: list[tuple[str, float | None]] = []
+    circuit = Circuit(2, 30, 300, clock=clock, on_transition=lambda c, s: told.append((c, s)))
+    circuit.record_failure("timeout")
+    assert told == []
+    circuit.record_failure("timeout", retry_after_s=45)
+    assert told == [("opened", 45.0)]
+    clock.now += 46
+    assert circuit.admit() == "probe"
+    circuit.record_success()
+    assert told == [("opened", 45.0), ("closed", None)]
+    circuit.record_success()
+    assert len(told) == 2
+

@@ -292,14 +292,19 @@ def test_req_status_002_no_endpoint_credential_or_provider_text(tmp_path: Path) 
 
 
 def test_req_obs_001_req_obs_004_health_and_circuit_visible_in_status_and_logs(
-    tmp_path: Path
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     core, fake = make(tmp_path, "[resilience]\nfailures_to_open = 1\n")
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: fixture("brave", "rate_limited_429")}
     run_search(core, query="a")
     states = {e.id: e.state for e in anyio.run(core.status).engines}
     assert states["brave"] == "open"
-    assert core.health.get("brave").circuit.transitions == ["opened"]
+    assert list(core.health.get("brave").circuit.transitions) == ["opened"]
+    events = [json.loads(line) for line in capsys.readouterr().err.splitlines()
+              if line.startswith("{")]
+    opened = [e for e in events if e["event"] == "circuit_opened"]
+    assert [e["engine"] for e in opened] == ["brave"]
+    assert opened[0]["level"] == "warn" and opened[0]["cooldown_ms"] > 0
 
 
 def test_req_obs_002_latency_median_of_recent_requests(tmp_path: Path) -> None:

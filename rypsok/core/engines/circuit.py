@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Literal
 
 COUNTED = frozenset({"timeout", "rate_limited", "blocked", "parse_failure"})
 Admission = Literal["go", "probe", "skip"]
+# Told of every change: ("opened", cooldown in seconds) or ("closed", None).
+TransitionHook = Callable[[str, float | None], None]
 
 
 class Circuit:
@@ -28,6 +31,7 @@ class Circuit:
         first_cooldown_s: int,
         max_cooldown_s: int,
         clock: Callable[[], float] = time.monotonic,
+        on_transition: TransitionHook | None = None,
     ) -> None:
         self._threshold = failures_to_open
         self._first = float(first_cooldown_s)
@@ -38,7 +42,9 @@ class Circuit:
         self._open_until: float | None = None
         self._cooldown = self._first
         self._probing = False
-        self.transitions: list[str] = []  # "opened" / "closed", for the log and tests
+        self._hook = on_transition
+        # The latest changes, for engine_status tests; bounded like every other record.
+        self.transitions: deque[str] = deque(maxlen=32)
 
     @property
     def state(self) -> Literal["closed", "open", "half_open"]:
@@ -74,33 +80,43 @@ class Circuit:
             self._cooldown = self._first
             if reopened:
                 self.transitions.append("closed")
+        if reopened:
+            self._tell("closed", None)
 
     def record_failure(self, error_class: str, retry_after_s: float | None = None) -> None:
+        opened: float | None = None
         with self._lock:
             if error_class not in COUNTED:
                 # Not the provider's health; a probe that ends so is still over.
                 if self._probing:
                     self._probing = False
-                    self._open(retry_after_s)
-                return
-            if self._probing:
+                    opened = self._open(retry_after_s)
+            elif self._probing:
                 self._probing = False
                 self._cooldown = min(self._cooldown * 2, self._max)
-                self._open(retry_after_s)
-                return
-            self._failures += 1
-            if self._failures >= self._threshold and self._open_until is None:
-                self._open(retry_after_s)
+                opened = self._open(retry_after_s)
+            else:
+                self._failures += 1
+                if self._failures >= self._threshold and self._open_until is None:
+                    opened = self._open(retry_after_s)
+        if opened is not None:
+            self._tell("opened", opened)
+
+    def _tell(self, change: str, cooldown_s: float | None) -> None:
+        # Outside the lock: the hook writes a log line.
+        if self._hook is not None:
+            self._hook(change, cooldown_s)
 
     def abandon_probe(self) -> None:
         """The probe was cancelled before an answer: let the next call probe."""
         with self._lock:
             self._probing = False
 
-    def _open(self, retry_after_s: float | None) -> None:
+    def _open(self, retry_after_s: float | None) -> float:
         cooldown = self._cooldown
         if retry_after_s is not None:
             # A provider's Retry-After is honoured, up to the longest cooldown (LIM-B4).
             cooldown = max(cooldown, min(float(retry_after_s), self._max))
         self._open_until = self._clock() + cooldown
         self.transitions.append("opened")
+        return cooldown

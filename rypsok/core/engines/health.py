@@ -8,11 +8,13 @@ from __future__ import annotations
 import statistics
 import threading
 from collections import deque
+from collections.abc import Callable
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config, EngineSettings
 from rypsok.core.engines.circuit import Circuit
 from rypsok.core.model import EngineReport, EngineState
+from rypsok.core.telemetry import log
 
 
 class EngineHealth:
@@ -48,7 +50,7 @@ class HealthRegistry:
         r = config.resilience
         self._by_id = {
             e.id: EngineHealth(e, Circuit(r.failures_to_open, r.first_cooldown_s,
-                                          r.max_cooldown_s))
+                                          r.max_cooldown_s, on_transition=_logger(e.id)))
             for e in config.engines
         }
 
@@ -57,3 +59,16 @@ class HealthRegistry:
 
     def reports(self) -> tuple[EngineReport, ...]:
         return tuple(self._by_id[i].report() for i in sorted(self._by_id))
+
+
+def _logger(engine_id: str) -> Callable[[str, float | None], None]:
+    """The circuit's changes as the log events operators look for (Troubleshooting)."""
+
+    def tell(change: str, cooldown_s: float | None) -> None:
+        if change == "opened":
+            log.warn("circuit_opened", engine=engine_id,
+                     cooldown_ms=int((cooldown_s or 0) * 1000))
+        else:
+            log.info("circuit_closed", engine=engine_id)
+
+    return tell
