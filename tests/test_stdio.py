@@ -174,3 +174,41 @@ def test_req_mcp_007_notifications_cancelled_ends_the_call_with_no_response(writ
         assert time.monotonic() - started < 1.5  # nothing left in flight to wait for
         assert proc.stdout.read() == b""  # no answer ever came for id 1
         proc.stdout.close()
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for row in status:
+            if row.startswith("VmRSS:"):
+                return int(row.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_lim_o3_reading_many_lines_keeps_memory_flat() -> None:
+    # Every line read used to leave its cancel scope behind (about 600 bytes a
+    # line, for the life of the process): 6000 lines grew the process about 5 MiB.
+    proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve"], cwd=REPO,
+                            env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    sent = 0
+
+    def exchange(count: int) -> None:
+        nonlocal sent
+        assert proc.stdin is not None and proc.stdout is not None
+        for _ in range(count // 500):
+            proc.stdin.write(lines(*(request(sent + i, "ping") for i in range(500))))
+            proc.stdin.flush()
+            sent += 500
+            for _ in range(500):
+                assert proc.stdout.readline(), "the server stopped answering"
+
+    try:
+        exchange(1000)
+        before = _rss_kib(proc.pid)
+        exchange(6000)
+        grown = _rss_kib(proc.pid) - before
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert grown < 2 * 1024, f"grew {grown} KiB over 6000 lines"

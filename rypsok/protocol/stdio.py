@@ -130,7 +130,9 @@ async def serve_stdio(
             async with read_writer, lines_out:
                 while not stop_reading.is_set():
                     with anyio.CancelScope() as scope:
-                        stop_scope.append(scope)
+                        # Only the read in progress needs cancelling on a signal; keeping
+                        # every past scope would grow by one per line for the life of the process.
+                        stop_scope[:] = [scope]
                         try:
                             line, dropped = await lines_out.receive()
                         except anyio.EndOfStream:
