@@ -16,6 +16,8 @@ from rypsok.core.config.problems import Problem, describe
 from rypsok.core.limits import Limit
 
 MISSING: Any = object()
+# A key the file may have misspelt and that a message may repeat: a bare TOML key.
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 Table = dict[str, Any]
 
 
@@ -49,12 +51,16 @@ class Reader:
             if name in names:
                 continue
             close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-            if close:
+            if close and _PLAIN_KEY.fullmatch(name):
                 self.add((*path, name), f"unknown {what}; did you mean {close[0]}?")
-            else:
-                label = render(path) or "top level"
-                where = self.positions.at((*path, name))
-                self.problems.append(Problem(label, f"an unknown {what} or table", where))
+                continue
+            # A quoted key may hold anything, a newline or a terminal escape among it:
+            # such a name is never repeated, only the table it stands in.
+            label = render(path) or "top level"
+            where = self.positions.at((*path, name))
+            hint = f"an unknown {what}; did you mean {close[0]}?" if close else (
+                f"an unknown {what} or table")
+            self.problems.append(Problem(label, hint, where))
 
     # -- scalars -------------------------------------------------------------
     def boolean(self, table: Table, path: Path, name: str, default: bool) -> bool:

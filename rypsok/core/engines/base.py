@@ -214,8 +214,10 @@ def delay_seconds(value: str | None, now: float | None = None) -> float | None:
 def _seconds_until(http_date: str, now: float) -> float | None:
     try:
         when = email.utils.parsedate_to_datetime(http_date)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:  # an HTTP-date is always GMT
+            when = when.replace(tzinfo=_dt.UTC)
+        return max(0.0, when.timestamp() - now)
+    # OverflowError: a year of ten digits passes the date parser and overflows datetime;
+    # uncaught, it turned a 429 into a driver defect (parse_failure) instead of rate_limited.
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:  # an HTTP-date is always GMT
-        when = when.replace(tzinfo=_dt.UTC)
-    return max(0.0, when.timestamp() - now)

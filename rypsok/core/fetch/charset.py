@@ -42,7 +42,8 @@ _UTF16 = frozenset({"utf-16le", "utf-16be", "utf-16"})
 
 def _lookup(label: str | None) -> str | None:
     """A label to a Python codec name, or None when the label is unknown."""
-    if not label:
+    # Every WHATWG label is ASCII; a lone surrogate in a label made the lookup raise.
+    if not label or not label.isascii():
         return None
     encoding = lookupEncoding(label.strip().strip("\"'"))
     if encoding is None:

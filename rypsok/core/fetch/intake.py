@@ -25,6 +25,9 @@ Decisions where the book is silent:
   pipeline's log, ``off`` does not look.
 * When plain http is not allowed, an http URL is upgraded to https; the http
   default port (80, explicit or not) becomes 443, any other port is kept.
+* A host with ß, ς or a joiner (U+200C, U+200D) is invalid_request: the
+  standard library's IDNA 2003 folds them away (faß to fass) where browsers keep
+  them, so the URL would be fetched from another host. Its xn-- form is read.
 * A host name that cannot be brought to a valid ASCII form (an empty label,
   a character a DNS label cannot carry) is the egress policy's ``malformed``
   and answers denied with reason egress; a host no browser would accept
@@ -43,6 +46,7 @@ from typing import Final, Literal
 from rypsok.core.fetch import errors
 from rypsok.core.net.egress import Address, ends_in_number, parse_ipv4
 from rypsok.core.net.hostname import HostNameError, to_ascii
+from rypsok.core.net.rules import idna_deviation
 from rypsok.core.privacy import UrlSecret, check_url
 
 Scheme = Literal["http", "https"]
@@ -219,7 +223,10 @@ def _domain_to_ascii(domain: str) -> str | None:
     """UTS 46 as far as the standard library reaches: NFKC, lower case, IDNA per label."""
     if domain.isascii():
         return domain.lower()
-    mapped = unicodedata.normalize("NFKC", domain).translate(_IDEOGRAPHIC_STOPS).lower()
+    mapped = unicodedata.normalize("NFKC", domain)
+    if idna_deviation(mapped):
+        return None  # faß.example would be fetched as fass.example: another host
+    mapped = mapped.translate(_IDEOGRAPHIC_STOPS).lower()
     labels: list[str] = []
     for label in mapped.split("."):
         if label.isascii():

@@ -20,6 +20,9 @@ rules, then the built-in table. Decisions where the book is silent:
 * A port outside ``fetch.ports`` is admitted only when an allow rule
   matches the destination as the URL names it (by name for a name rule, by
   the literal address for an address rule) or, at connect time, the address.
+* A deny rule on an IPv4 address or network also refuses the IPv6 forms that
+  carry it (mapped, compatible, NAT64, 6to4, Teredo): the operator denied the
+  host, not one spelling of it. Allow rules match only what they name.
 * The built-in table is written here, not derived from ``ipaddress``'s
   ``is_global``/``is_private``, which are wrong for several blocks in 3.11.
 
@@ -165,6 +168,30 @@ def refused_builtin(address: Address) -> str | None:
     return None
 
 
+_NAT64: Final = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+_COMPATIBLE: Final = ipaddress.IPv6Network("::/96")
+
+
+def carried_ipv4(address: IPv6Address) -> tuple[IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries: IPv4-mapped and -compatible, NAT64
+    (the low 32 bits), 6to4, and a Teredo server and client.
+
+    A deny rule on an IPv4 address reads through these, so the operator's refusal holds in
+    every notation of the address; an allow rule does not, so it never admits more than it
+    names.
+    """
+    found: list[IPv4Address] = []  # :: and ::1 are not IPv4-compatible addresses
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if (address in _COMPATIBLE and int(address) > 1) or any(address in n for n in _NAT64):
+        found.append(IPv4Address(int(address) & 0xFFFFFFFF))
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    return tuple(found)
+
+
 # -- names ---------------------------------------------------------------------------------
 
 # Top-level names that never name a public site. RFC 6761 (localhost), RFC 6762
@@ -294,13 +321,22 @@ class EgressPolicy:
                 return True
         return False
 
+    def _denied(self, name: str | None, address: Address | None) -> bool:
+        # Deny rules also see the IPv4 address an IPv6 form carries: without it a denied
+        # 93.184.216.34 was reached as 6to4 [2002:5db8:d822::1] (found by a property test).
+        if self._matches(self._deny, name, address):
+            return True
+        if isinstance(address, IPv6Address):
+            return any(self._matches(self._deny, None, v4) for v4 in carried_ipv4(address))
+        return False
+
     def judge_host(self, host: str, port: int) -> Verdict:
         """Judge the URL's host before resolution: a name, or an address literal."""
         parsed = self._host(host)
         if parsed is None:
             return Verdict(False, "malformed")
         name, address = parsed
-        if self._matches(self._deny, name, address):
+        if self._denied(name, address):
             return Verdict(False, "deny_rule")
         if self._matches(self._allow, name, address):
             return Verdict(True, "allow_rule")
@@ -320,7 +356,7 @@ class EgressPolicy:
             return Verdict(False, "malformed")
         name, _literal_host = parsed
         address = _canonical(address)
-        if self._matches(self._deny, name, address):
+        if self._denied(name, address):
             return Verdict(False, "deny_rule")
         if self._matches(self._allow, None, address):
             return Verdict(True, "allow_rule")

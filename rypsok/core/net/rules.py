@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from rypsok.core.net.hostname import HostNameError, to_ascii
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Kind = Literal["network", "address", "host", "suffix"]
+
+
+# Characters that IDNA 2003 (the standard library's codec, used by hostname.to_ascii) and
+# UTS 46 as browsers apply it read differently: browsers keep ß and ς where the codec folds
+# them to ss and σ, and keep or refuse the joiners where the codec drops them. A name with
+# one would come out as the ASCII form of another host, so it is refused, never rewritten;
+# its xn-- form is read the same by everyone.
+IDNA_DEVIATIONS: Final = frozenset("\u00df\u03c2\u1e9e\u200c\u200d")
+
+
+def idna_deviation(name: str) -> bool:
+    """Whether *name* holds a character the two IDNA readings disagree on."""
+    return not name.isascii() and not IDNA_DEVIATIONS.isdisjoint(name)
 
 
 class RuleError(ValueError):
@@ -88,6 +101,8 @@ def parse_rule(text: str) -> Rule:
         kind, name = "suffix", text[2:]
     if "*" in name:
         raise RuleError("a wildcard may only stand as the first label, as in *.example.org")
+    if idna_deviation(name):
+        raise RuleError("a host pattern with ß, ς or a joiner must be written in its xn-- form")
     try:
         ascii_name = to_ascii(name)
     except HostNameError as exc:

@@ -28,8 +28,15 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from rypsok.core import limits
-from rypsok.core.net.egress import ends_in_number, parse_ipv4, refused_builtin, refused_name
+from rypsok.core.net.egress import (
+    carried_ipv4,
+    ends_in_number,
+    parse_ipv4,
+    refused_builtin,
+    refused_name,
+)
 from rypsok.core.net.hostname import HostNameError, to_ascii
+from rypsok.core.net.rules import idna_deviation
 
 URL_MAX_CHARS: Final = limits.default("LIM-F9")
 
@@ -123,7 +130,7 @@ def normalize(url: str, rules: HostRules | None = None) -> UrlResult:
     if rules is not None:
         lenient = _lenient_host(parts.host)
         verdict = rules(lenient[0].strip("[]")) if lenient is not None else None
-        if verdict is False:
+        if verdict is False or (lenient is not None and _carried_denied(lenient[0], rules)):
             return DroppedUrl("url_invalid")
         if verdict is True and judged is None:
             judged = lenient
@@ -363,6 +370,8 @@ def _judge_host(host: str) -> tuple[str, str] | None:
         if decimal is not None and not _global_address(decimal):
             return None
         return str(address4), host
+    if idna_deviation(host):
+        return None  # its ASCII form here would name another host than a browser's
     try:
         name = to_ascii(host)
     except HostNameError:
@@ -384,6 +393,8 @@ def _lenient_host(host: str) -> tuple[str, str] | None:
     if host.isascii() and ends_in_number(host):
         address4 = parse_ipv4(host)
         return (str(address4), host) if address4 is not None else None
+    if idna_deviation(host):
+        return None
     try:
         name = to_ascii(host)
     except HostNameError:
@@ -413,6 +424,15 @@ def _ipv4_leading_zeros_decimal(host: str) -> ipaddress.IPv4Address | None:
     if any(v > 255 for v in values):
         return None
     return ipaddress.IPv4Address(".".join(str(v) for v in values))
+
+
+def _carried_denied(key_host: str, rules: HostRules) -> bool:
+    """A deny rule on an IPv4 address an IPv6 literal carries (6to4, NAT64, Teredo ...),
+    as the egress policy reads it: a denied address stays denied in every notation."""
+    if not key_host.startswith("["):
+        return False
+    address = ipaddress.IPv6Address(key_host[1:-1])
+    return any(rules(str(v4)) is False for v4 in carried_ipv4(address))
 
 
 def _global_address(address: Address) -> bool:

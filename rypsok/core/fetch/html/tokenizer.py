@@ -31,6 +31,7 @@ from typing import Any
 
 from html5lib._tokenizer import HTMLTokenizer, entitiesTrie
 from html5lib.constants import (
+    asciiLetters,
     asciiUpper2Lower,
     digits,
     entities,
@@ -180,6 +181,36 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
         if character != ";":
             stream.unget(character)
         return numeric_reference("".join(found), 16 if isHex else 10)
+
+    def attributeNameState(self) -> bool:
+        # html5lib's own compares each finished name with every earlier name of the tag
+        # only to report a duplicate, a parse error our parser drops; a tag of thousands
+        # of attributes (read here once it spans two chunks) made that quadratic. The
+        # same transitions, without the comparison (the first duplicate still wins when
+        # the tag is emitted).
+        stream = self.stream
+        character = stream.char()
+        attribute: list[str] = self.currentToken["data"][-1]
+        if character == "=":
+            self.state = self.beforeAttributeValueState
+        elif character == ">":
+            attribute[0] = attribute[0].translate(asciiUpper2Lower)
+            self.emitCurrentToken()
+            return True
+        elif character is not None and character in spaceCharacters:
+            self.state = self.afterAttributeNameState
+        elif character == "/":
+            self.state = self.selfClosingStartTagState
+        elif character is None:  # end of input
+            self.state = self.dataState
+        else:  # the name goes on
+            if character in asciiLetters:
+                attribute[0] += character + stream.charsUntil(asciiLetters, True)
+            else:
+                attribute[0] += "\ufffd" if character == "\x00" else character
+            return True
+        attribute[0] = attribute[0].translate(asciiUpper2Lower)
+        return True
 
     def dataState(self) -> bool:
         stream = self.stream

@@ -1,0 +1,77 @@
+"""Properties of configuration parsing (REQ-CFG-005, REQ-SEC-023), beside
+test_config_fuzz.py.
+
+There the keys are the schema's own; here a key may be anything TOML can quote: a newline,
+a terminal escape, a bidirectional override. A file that parses as TOML gets problems that
+each name a key, and a key is shown only in a plain spelling, never as the file wrote a
+strange one; nothing raises but ConfigError.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rypsok.core.config import ConfigError
+from rypsok.core.config.load import parse
+from rypsok.core.config.validate import TABLES, validate
+
+from .test_config_fuzz import KNOWN_KEYS, MARK, toml_value
+
+ODD = ["\n", "\x1b[2J", "\u202e", "\x00", " ", "\t", "'", '"', ".", "é", "\u200b", "=", "[0]"]
+KEYS = st.one_of(
+    st.sampled_from([*KNOWN_KEYS, *TABLES, "engines", "config_version"]),
+    st.text(max_size=12),
+    # A near miss of a real key with something odd attached: close enough for a suggestion.
+    st.tuples(st.sampled_from(KNOWN_KEYS), st.sampled_from(ODD)).map("".join),
+)
+# Small documents: a key's spelling is what is under test, not the size of the file.
+leaves = st.one_of(st.integers(-5, 5), st.booleans(), st.text(max_size=8).map(lambda s: MARK + s),
+                   st.lists(st.text(max_size=8).map(lambda s: MARK + s), max_size=2))
+nested = st.recursive(leaves, lambda inner: st.dictionaries(KEYS, inner, max_size=3),
+                      max_leaves=6)
+documents = st.dictionaries(st.one_of(st.sampled_from([*TABLES, "engines"]), KEYS), nested,
+                            max_size=4)
+
+# How a message may write a key: plain names and indices, dot-separated; or "top level".
+_SHOWN_KEY = re.compile(r"(?:[A-Za-z0-9_-]+|\[\d+\])(?:\.[A-Za-z0-9_-]+|\[\d+\])*")
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    return toml_value(value)
+
+
+def _key(key: str) -> str:
+    return json.dumps(key, ensure_ascii=False)  # a TOML basic string, control escapes kept
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents, st.booleans())
+@example({"search": {"max_results\x1b[2J": 3}}, True)
+@example({"search": {"max_results\n": 3}}, True)
+@example({"egress": {"\u202eallow": []}}, True)
+def test_req_cfg_005_every_problem_names_a_key_and_repeats_no_odd_text(
+        document: dict[str, Any], versioned: bool) -> None:
+    if versioned:
+        document = {"config_version": 1, **document}
+    text = "\n".join(f"{_key(k)} = {_value(v)}" for k, v in document.items()) + "\n"
+    try:
+        parsed, positions = parse(text)
+    except ConfigError:
+        return  # not TOML: test_config_fuzz covers what syntax errors say
+    try:
+        validate(parsed, positions, "fuzz", {})
+    except ConfigError as error:
+        assert error.problems
+        for problem in error.problems:
+            assert problem.key == "top level" or _SHOWN_KEY.fullmatch(problem.key), problem
+            rendered = problem.render()
+            assert rendered.isprintable() and MARK not in rendered, rendered
