@@ -67,11 +67,20 @@ def _build(out: Path) -> Path:
     return out / "rypsok.pyz"
 
 
+# One build per name per test session, shared with the modules that import
+# built_pyz (tests/test_supply_chain.py reads the dist-infos of "build-a").
+_BUILT: dict[str, Path] = {}
+
+
+def built_pyz(tmp_path_factory: pytest.TempPathFactory, name: str = "build-a") -> Path:
+    if name not in _BUILT:
+        _BUILT[name] = _build(tmp_path_factory.mktemp(name))
+    return _BUILT[name]
+
+
 @pytest.fixture(scope="module")
 def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    first = _build(tmp_path_factory.mktemp("build-a"))
-    second = _build(tmp_path_factory.mktemp("build-b"))
-    return first, second
+    return built_pyz(tmp_path_factory, "build-a"), built_pyz(tmp_path_factory, "build-b")
 
 
 def _run_pyz(pyz: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -168,3 +177,23 @@ def test_req_mcp_002_pyz_serves_mcp_on_stdio_with_plain_python(
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
     assert answers[1]["result"]["supportedVersions"] == ["2026-07-28"]
     assert answers[2]["result"]["structuredContent"]["outcome"] == "ok"
+
+
+def test_req_doc_002_tutorial_1_runs_end_to_end_from_the_pyz(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Tutorial 1 as a reader with only the pyz follows it: `check`, then the piped
+    first-search.jsonl, against the stand-in the recorded answers came from (the same code
+    as tools/record-examples). Both must be what the tutorial shows."""
+    from tests.test_docs import RECORD
+
+    command = [_base_python(), str(two_builds[0])]
+    env = {"SHIV_ROOT": str(tmp_path / "shiv")}
+    [check_run] = [c for c in RECORD.CHECKS if c.answer == "check-tutorial-1.txt"]
+    [scenario] = [s for s in RECORD.SCENARIOS if s.name == "tutorial-1"]
+    fresh = {**RECORD.run_check(check_run, command, env),
+             **RECORD.run_scenario(scenario, command, env)}
+    assert sorted(fresh) == ["check-tutorial-1.txt", "tutorial-1-discover.json",
+                             "tutorial-1-search.json"]
+    for name, text in fresh.items():
+        assert text == (RECORD.ANSWERS / name).read_text(encoding="utf-8"), name
