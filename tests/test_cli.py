@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rypsok import __version__
 from tests.conftest import clean_env, cli
 
@@ -58,3 +60,22 @@ def test_serve_warns_at_start_when_queries_are_logged(write_config) -> None:
         "config_version = 1\n[logging]\nlog_queries = true\nlevel = \"debug\"\n")))
     events = [json.loads(line) for line in run.err.splitlines()]
     assert any(e["event"] == "log_queries_enabled" and e["level"] == "warn" for e in events)
+
+
+def test_req_err_001_serve_shortens_the_interpreter_switch_interval(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Parsing threads must not hold the event loop off for the default 5 ms a turn:
+    # deadlines are kept by the loop (measured by tools/soak.py under load).
+    import sys
+
+    import rypsok.protocol.stdio as stdio
+    from rypsok import servecmd
+
+    seen: list[float] = []
+    monkeypatch.setattr(stdio, "run", lambda _core: seen.append(sys.getswitchinterval()) or 0)
+    before = sys.getswitchinterval()
+    try:
+        assert servecmd.run_serve(None, "stdio", {}) == 0
+    finally:
+        sys.setswitchinterval(before)
+    assert seen == [servecmd.SWITCH_INTERVAL_S] and seen[0] < before
