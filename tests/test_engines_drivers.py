@@ -670,7 +670,8 @@ def test_req_res_002_retry_after_seconds(value: str | None, seconds: float | Non
     ("2026-09-30T23:30:00-05:00", "2026-09-30"), ("2024-02-29", "2024-02-29"),
     ("2026-02-30T00:00:00", None), ("2026-9-1", None), ("20260901", None),
     ("2026-09-011", None), ("September 1, 2026", None), ("", None), (None, None),
-    (1756684800, None),
+    (1756684800, None), ("\u0662\u0660\u0662\u0664-\u0660\u0661-\u0660\u0665", None),
+    ("\uff12\uff10\uff12\uff14-01-05", None),
 ])
 def test_req_test_002_date_part(value: object, day: str | None) -> None:
     assert date_part(value) == day

@@ -176,7 +176,8 @@ def text(value: object) -> str | None:
     return _SURROGATE.sub("\ufffd", value)
 
 
-_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:$|[Tt ])")
+# ASCII digits only: \d also matches other scripts' digits, which a date field must not echo.
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:$|[Tt ])")
 
 
 def date_part(value: object) -> str | None:

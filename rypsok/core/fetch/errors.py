@@ -116,9 +116,11 @@ def http_status(status: int, retry_after: str | None) -> ToolError:
 
 def _retry_after_s(value: str | None) -> int | None:
     """Whole seconds up to an hour; a date there is ignored."""
-    if value is None or not value.strip().isdigit():
+    text = (value or "").strip()
+    # ASCII digits only ("²" is a digit to str.isdigit), and few enough for int().
+    if not (text.isascii() and text.isdigit()) or len(text) > 10:
         return None
-    seconds = int(value.strip())
+    seconds = int(text)
     return seconds if seconds <= RETRY_AFTER_MAX_S else None
 
 

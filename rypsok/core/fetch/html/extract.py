@@ -599,7 +599,9 @@ def _tiny(el: Element) -> bool:
     sizes = []
     for name in ("width", "height"):
         value = (_attr(el, name) or "").strip().removesuffix("px")
-        if not value.isdigit():
+        # ASCII digits only: isdigit() also takes "²", which int() refuses, and int()
+        # refuses over 4300 digits; a number of ten digits is not tiny anyway.
+        if not (value.isascii() and value.isdigit()) or len(value) > 9:
             return False
         sizes.append(int(value))
     return max(sizes) <= _TINY

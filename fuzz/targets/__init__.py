@@ -1,0 +1,1 @@
+"""One module per fuzz target; each defines ``TestOneInput(data: bytes)``."""
