@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -43,28 +42,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# The lock reader and name normal form are the license check's (a sibling script).
+sys.path.insert(0, str(ROOT / "tools"))
+from licenses import canonical, read_lock  # noqa: E402
+
 LOCK = ROOT / "requirements.lock"
 PROJECT_RECORD = "https://pypi.org/pypi/{name}/json"
 FETCH_TIMEOUT_S = 30
 PIP_AUDIT_TIMEOUT_S = 600
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
-
 Fetch = Callable[[str], Mapping[str, Any]]
-
-
-def canonical(name: str) -> str:
-    """PEP 503 normal form, so lock, pip-audit and PyPI names compare."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def read_lock(path: Path) -> dict[str, str]:
-    """name -> pinned version of every requirement line of a pip-compile lock."""
-    pins: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        found = PIN.match(line)
-        if found:
-            pins[canonical(found.group(1))] = found.group(2)
-    return pins
 
 
 @dataclass(frozen=True)
