@@ -504,7 +504,8 @@ def _strip_markup(raw: str) -> str:
             i = _tag_end(raw, j)
             if name in _BLOCK_TAGS:
                 out.append(" ")
-            elif name in _HIDDEN_CONTENT and not raw[lt:i].rstrip(">").endswith("/"):
+            elif name in _HIDDEN_CONTENT:
+                # A browser ignores the slash of <script/>: what follows is hidden.
                 m = _HIDDEN_END[name].search(raw, i)
                 if m is None:
                     break
@@ -862,7 +863,8 @@ def _normal_form(text: str) -> str:
     """NFKC, no invisible characters, case-folded, whitespace collapsed."""
     if not text.isascii():  # NFKC leaves ASCII as it is
         text = unicodedata.normalize("NFKC", text)
-    if not text.isascii() and any(map(_suspicious, set(text))):
+    # ASCII has invisible characters too (controls): only printable ASCII skips the filter.
+    if not (text.isascii() and text.isprintable()) and any(map(_suspicious, set(text))):
         text = "".join(ch for ch in text
                        if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not _is_removable(ch))
         text = text.replace(ZWNJ, "").replace(ZWJ, "")
