@@ -7,8 +7,11 @@ while every other test passed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
+from rypsok.core import boundary
 from rypsok.core.boundary import (
     Cleaned,
     CleanedResult,
@@ -23,6 +26,20 @@ from rypsok.core.boundary import (
 
 def html(raw: str) -> str:
     return clean_text(raw, markup=True).text
+
+
+@pytest.fixture(autouse=True)
+def _fresh_character_caches() -> Iterator[None]:
+    # The per-character predicates are cached: answers computed by earlier tests would
+    # hide what the code computes now (and hide a mutant of what they call).
+    def clear() -> None:
+        for value in vars(boundary).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+    clear()
+    yield
+    clear()
 
 
 # -- markup (REQ-CTX-004) ------------------------------------------------------------------
@@ -115,6 +132,11 @@ def test_req_sec_015_a_long_text_counts_every_removed_character() -> None:
     assert clean_text(raw, markup=False) == Cleaned("a" * 300 + "b" * 300, 3)
 
 
+def test_req_sec_015_a_second_selector_in_a_row_is_removed() -> None:
+    # VS1 may follow a letter, but not another selector: that is how data is smuggled.
+    assert clean_text("a\ufe00\ufe00b", markup=False) == Cleaned("a\ufe00b", 1)
+
+
 def test_req_ctx_004_only_spaces_are_trimmed_from_the_ends() -> None:
     assert clean_text("X marks the spot X", markup=False).text == "X marks the spot X"
 
@@ -132,6 +154,7 @@ def test_req_ctx_004_only_spaces_are_trimmed_from_the_ends() -> None:
     ("ab\udc00c", 2, "ab"),  # a lone low surrogate is no pair
     ("a\ud800c", 2, "a\ud800"),  # nor a lone high one
     ("ab\udbfe\ue000c", 3, "ab\udbfe"),  # nor a high one before a non-surrogate
+    ("ab\udc00\udc00c", 3, "ab\udc00"),  # nor two low ones
     ("a\U0001f1ebx", 2, "a\U0001f1eb"),  # a single regional indicator is no flag
     ("\u0301" * 10, 3, "\u0301" * 3),  # no boundary at all: cut at the limit
     ("abcX def", 4, "abcX"),  # only whitespace and joiners are dropped from the end
@@ -159,6 +182,10 @@ def test_req_sec_015_content_keeps_its_lines_and_counts_per_line() -> None:
     assert clean_content(markdown) == ("# Title\n\ntext here and there", 4)
 
 
+def test_req_sec_015_a_carriage_return_inside_a_line_is_dropped_not_spaced() -> None:
+    assert clean_content("a\rb\r\nc") == ("ab\nc", 0)
+
+
 def test_req_sec_015_content_keeps_leading_spaces_of_a_line() -> None:
     assert clean_content("  indented code\n    deeper") == ("  indented code\n    deeper", 0)
 
@@ -181,6 +208,19 @@ def test_req_sec_003_instructions_are_counted_per_paragraph() -> None:
 ])
 def test_req_sec_003_hidden_characters_do_not_hide_a_phrase(text: str) -> None:
     assert looks_like_instruction(text)
+
+
+@pytest.mark.parametrize("checks", [boundary._LATIN_CHECKS, boundary._OTHER_CHECKS])
+def test_req_sec_003_each_anchor_opens_exactly_the_patterns_that_list_it(
+        checks: tuple[boundary.Check, ...]) -> None:
+    # The anchor index decides which patterns run at all; built wrong, a pattern whose
+    # anchor is present would never be tried.
+    anchors, ascii_anchors, index = boundary._anchor_index(checks)
+    assert set(anchors) == {a for names, _ in checks for a in names}
+    assert set(ascii_anchors) == {a for a in anchors if a.isascii()}
+    for anchor in anchors:
+        assert index[anchor] == tuple(i for i, (names, _) in enumerate(checks)
+                                      if anchor in names)
 
 
 def test_req_sec_003_a_fake_dialogue_needs_the_user_turn_first() -> None:

@@ -3,8 +3,10 @@
 
   tools/mutants.py                          every group, one after the other
   tools/mutants.py --module egress          one group (repeat the option for more)
-  tools/mutants.py --max-minutes 60         stop starting mutants after an hour
+  tools/mutants.py --max-minutes 60         stop after an hour, report what was checked
   tools/mutants.py --report out.json        the counts and every survivor, as JSON
+  tools/mutants.py --from-report out.json   judge that run's survivors against the
+                                            exclusion file as it is now (no mutmut run)
   tools/mutants.py --list                   the groups, their modules and tests
 
 Run it with a Python that has the project, its test dependencies and mutmut
@@ -16,12 +18,14 @@ folder never touch the repository. Only the group's modules are mutated and
 only the group's test files are collected; mutmut then runs, for each mutant,
 only the collected tests that called the mutated function.
 
-A mutant counts as caught when a test failed (killed) or the run was stopped
-for taking too long (timeout; a mutant that loops is noticed, which is the
-point). Everything else that ran is a survivor: a test passed with the mutant
-in place, or no collected test reached the function. A survivor listed in
-tools/mutants-exclusions.toml (with the reason it cannot change behaviour)
-is counted as excluded.
+A mutant counts as caught when a test failed or the project's strict mypy
+rejects it (killed: either stops it at the CI gate), or when its tests were
+stopped for taking too long (timeout; a mutant that loops is noticed, which is
+the point). Everything else that ran is a survivor: the tests passed with the
+mutant in place, or no collected test reached the function. A survivor listed
+in tools/mutants-exclusions.toml (with the reason it cannot change behaviour)
+is counted as excluded. Hypothesis runs with a fixed seed, so two runs of one
+tree give the same verdicts.
 
 Exit status: 0 when every mutant was caught or excluded; 1 when a survivor is
 not excluded; 3 when a group could not run to the end (mutmut failed, or the
@@ -31,6 +35,7 @@ time budget ran out). A budget-cut run reports what it checked.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -103,7 +108,8 @@ _SKIP = {"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothe
 _BY_MYPY = 37
 _KILLED = {1, 3, _BY_MYPY}  # a test failed, pytest failed internally, mypy failed
 _TIMEOUT = {36, 24, -24, 152, 255, -9, -11}  # stopped by the time limit or killed by a signal
-_SURVIVED = {0, 5, 33, 35}  # passed; no test reached it; "suspicious" (slow but passed)
+_NO_TESTS = {5, 33}  # no collected test reached the mutated function
+_SURVIVED = 0  # the tests passed with the mutant in place
 
 # Per-mutant time limit: (time of the covering tests + constant) x multiplier.
 # Loose enough that two shared cores do not turn a slow pass into a timeout.
@@ -242,11 +248,11 @@ def classify(code: int | None) -> str:
         return "killed"
     if code in _TIMEOUT:
         return "timeout"
-    if code == 33 or code == 5:
+    if code in _NO_TESTS:
         return "no tests"
-    if code == 0:
+    if code == _SURVIVED:
         return "survived"
-    return "suspicious"
+    return "suspicious"  # anything else mutmut reports: looked at like a survivor
 
 
 def apply_exclusions(survivors: Iterable[Survivor], exclusions: Sequence[Exclusion]) -> None:
@@ -376,22 +382,14 @@ def _last_lines(text: str, count: int = 6) -> str:
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     # mutmut forks its workers into the session we gave it: stop that group only.
-    with _suppress_lookup():
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        with _suppress_lookup():
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-
-
-class _suppress_lookup:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, value: object, tb: object) -> bool:
-        return isinstance(value, ProcessLookupError)
 
 
 # One child for every diff of a group: `mutmut show` per survivor costs a start each.
