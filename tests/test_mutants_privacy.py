@@ -195,6 +195,7 @@ def test_req_priv_002_a_bare_basic_credential_must_decode_to_user_and_password()
     ("abcdefghijklmno1", 23),  # sixteen characters: the shortest
     ("abcdefghijklmno1.", 23),  # a full stop after it is punctuation
     ("abcdefghijklmno1..", 23),
+    ("abcdefghijklmnoX1X", 25),  # only full stops are punctuation
 ])
 def test_req_priv_002_a_bearer_token_from_16_characters(token: str, end: int) -> None:
     assert found("Bearer " + token) == [("bearer_token", 7, end)]
