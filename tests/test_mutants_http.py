@@ -8,11 +8,14 @@ pure functions directly.
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterator
 
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from rypsok.core import telemetry
 from rypsok.core.config.secrets import Secret
 from rypsok.core.config.settings import Caller
 from rypsok.protocol.http import refusals
@@ -86,6 +89,7 @@ def test_req_test_014_a_configured_host_list_is_exact_and_caseless() -> None:
     ("http://local.example", True), ("http://local.example:3000", True),  # ":*": any port
     ("http://local.example:", False), ("http://local.example:30a", False),
     ("http://local.example.evil", False), ("http://local.examplex:1", False),
+    ("http://local.example:x1", False),  # the whole port must be digits
 ])
 def test_req_sec_018_origins_exact_or_with_any_port(origin: str, allowed: bool) -> None:
     policy = _policy(origins=("https://app.example", "HTTP://local.example:*"))
@@ -95,7 +99,7 @@ def test_req_sec_018_origins_exact_or_with_any_port(origin: str, allowed: bool) 
 @pytest.mark.parametrize(("host", "parts"), [
     ("example.org", ("example.org", None)), ("example.org:80", ("example.org", "80")),
     ("[::1]", ("[::1]", None)), ("[::1]:80", ("[::1]", "80")), ("[::1]x", ("[::1]", None)),
-    ("[::1", ("[::1", None)), ("a:b:c", ("a:b", "c")),
+    ("[::1", ("[::1", None)), ("a:b:c", ("a:b", "c")), ("[::1]:1]", ("[::1]", "1]")),
 ])
 def test_req_sec_018_a_host_header_splits_into_name_and_port(
         host: str, parts: tuple[str, str | None]) -> None:
@@ -109,6 +113,8 @@ def test_req_sec_018_a_host_header_splits_into_name_and_port(
     (b"/mcp", b"/mcp"), (b"/mcp?x=1", b"/mcp"), (b"/mcp?x=1?y", b"/mcp"),
     (b"http://h/mcp", b"/mcp"), (b"HTTPS://h:1/mcp?q", b"/mcp"), (b"https://h", b""),
     (b"ftp://h/mcp", b""), (b"*", b""), (b"mcp", b""),
+    (b"http://h/a/mcp", b"/a/mcp"),  # the path starts at the first slash after the host
+    (b"http:///mcp", b"/mcp"), (b"http://h/mcp?a?b", b"/mcp"),
 ])
 def test_req_mcp_003_the_path_of_origin_and_absolute_form_targets(target: bytes,
                                                                   path: bytes) -> None:
@@ -172,6 +178,7 @@ def test_req_mcp_003_accept_and_content_type_are_checked_on_post_only() -> None:
     (b"application/json, text/event-stream;q=abc", False),  # a malformed q is 0
     (b"application/json, text/event-stream;q=1.5", False),  # q above 1 is 0
     (b"application/json, text/event-stream;q=0.001", True),
+    (b"application/json;q=0=1, text/event-stream", False),  # the value runs to the end
     (b"application/json;q=0, application/json;q=0.5, text/event-stream", True),  # the best q
     (b"APPLICATION/JSON; Q=1, Text/Event-Stream", True),
     (b"application/json, , text/event-stream", True),
@@ -187,7 +194,8 @@ def test_req_mcp_003_accept_may_come_in_several_headers() -> None:
 
 @pytest.mark.parametrize(("values", "ok"), [
     ([b"application/json"], True), ([b"Application/JSON; charset=utf-8"], True),
-    ([b" application/json ;x=1"], True), ([b"application/json-seq"], False),
+    ([b" application/json ;x=1"], True), ([b"application/json; charset=utf-8; x=1"], True),
+    ([b"application/json-seq"], False),
     ([b"text/json"], False), ([], False), ([b"application/json", b"application/json"], False),
 ])
 def test_req_mcp_003_content_type_is_one_json_header(values: list[bytes], ok: bool) -> None:
@@ -290,7 +298,9 @@ def test_req_mcp_006_a_legacy_request_outside_a_session_is_400() -> None:
 def test_req_mcp_006_get_and_delete_need_a_legacy_session() -> None:
     assert route_other(_admitted(modern=True), _policy(legacy=False)) is None
     assert route_other(_admitted(session=True), _policy(legacy=True)) is None
-    assert _error_of(route_other(_admitted(session=True), _policy(legacy=False)))[2] == -32020
+    assert _error_of(route_other(_admitted(session=True), _policy(legacy=False))) == (
+        400, None, -32020,
+        "MCP-Protocol-Version header required: the handshake-based revisions are not served")
     assert _error_of(route_other(_admitted(), _policy(legacy=True))) == (
         400, None, -32600, "Bad Request: Missing session ID")
 
@@ -307,6 +317,7 @@ def test_req_mcp_006_get_and_delete_need_a_legacy_session() -> None:
     ([b"Bearer " + TOKEN_A.encode() + b" x"], None),
     ([b"Bearer " + TOKEN_A.encode() + b"\tx"], None),
     ([b"Bearer " + TOKEN_A[:-1].encode()], None), ([b"BearerX " + TOKEN_A.encode()], None),
+    ([b"Bearer X" + TOKEN_A.encode()], None), ([b"Bearer " + TOKEN_A.encode() + b"X"], None),
 ])
 def test_req_sec_018_a_bearer_token_names_its_caller(authorization: list[bytes],
                                                      caller: str | None) -> None:
@@ -338,3 +349,47 @@ def test_req_sec_018_jsonrpc_errors_are_compact_json() -> None:
     bad = refusals.bad_request("r", -32600, "x")
     assert (bad.status, bad.reason, bad.logged, bad.content_type) == (
         400, "sdk_bad_request", False, b"application/json")
+
+
+def test_req_sec_018_a_refusal_carries_its_own_words_reason_and_headers() -> None:
+    refusal = refusals._text(404, "not_found", True, "Gone", ((b"x-a", b"1"),))
+    assert refusal == refusals.Refusal(404, "not_found", True, b"Gone\n",
+                                       headers=((b"x-a", b"1"),))
+    assert refusal.content_type == b"text/plain; charset=utf-8"
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    saved = telemetry.log._stream
+    telemetry.log._stream = io.StringIO()
+    telemetry.counters.snapshot(reset=True)
+    try:
+        yield telemetry.log._stream
+    finally:
+        telemetry.log._stream = saved
+        telemetry.counters.snapshot(reset=True)
+
+
+def _events(stream: io.StringIO) -> list[dict[str, object]]:
+    return [{k: v for k, v in json.loads(line).items() if k not in ("timestamp", "level")}
+            for line in stream.getvalue().splitlines()]
+
+
+def test_req_sec_018_a_logged_refusal_names_reason_family_and_status(
+        log_lines: io.StringIO) -> None:
+    refusals.UNAUTHORIZED.record("ipv6")
+    refusals.note("request_timeout", "ipv4", logged=True)
+    assert _events(log_lines) == [
+        {"event": "http_refused", "reason": "unauthorized", "family": "ipv6", "status": 401},
+        {"event": "http_refused", "reason": "request_timeout", "family": "ipv4"},
+    ]
+    assert telemetry.counters.snapshot()["http"]["refusals"] == {"unauthorized": 1,
+                                                                 "request_timeout": 1}
+
+
+def test_req_sec_018_unlogged_refusals_are_counted_and_uncounted_ones_are_not(
+        log_lines: io.StringIO) -> None:
+    refusals.NOT_FOUND.record("ipv4")
+    refusals.HEAD_TOO_LARGE.record("ipv4")  # neither counted nor logged
+    assert _events(log_lines) == []
+    assert telemetry.counters.snapshot()["http"]["refusals"] == {"not_found": 1}

@@ -30,7 +30,7 @@ def test_req_sec_020_a_secret_shows_nothing_and_compares_only_to_itself() -> Non
     secret = Secret("hunter2-token")
     assert secret.reveal() == "hunter2-token"
     assert repr(secret) == str(secret) == f"{secret}" == f"{secret:>40}" == REDACTED
-    with pytest.raises(TypeError, match="cannot be pickled"):
+    with pytest.raises(TypeError, match=r"^a Secret cannot be pickled$"):
         pickle.dumps(secret)
     assert secret == secret
     assert secret != Secret("hunter2-token")  # no comparison by value (no timing oracle)
@@ -94,3 +94,18 @@ def test_req_cfg_004_an_unreadable_file_names_the_key_not_the_path(
     assert resolved.secret is None
     assert resolved.problem == f"the file named by token_file {problem}"
     assert str(tmp_path) not in (resolved.problem or "")
+
+
+def test_req_cfg_004_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    # Opened without O_NONBLOCK, a named pipe would block startup until someone writes.
+    fifo = tmp_path / "token"
+    os.mkfifo(fifo)
+    assert from_file(str(fifo), "token_file") == Resolved(
+        None, "the file named by token_file is not a regular file")
+
+
+def test_req_cfg_004_a_regular_file_that_fails_to_read_names_the_key() -> None:
+    # /proc/self/mem is a regular file whose first page is never mapped: reading it at
+    # offset 0 fails (EIO) after open and fstat succeeded.
+    assert from_file("/proc/self/mem", "token_file") == Resolved(
+        None, "the file named by token_file cannot be read")
