@@ -31,6 +31,7 @@ from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.model import (
     Notice,
+    NoticeCode,
     Outcome,
     SearchResponse,
     SearchResult,
@@ -334,8 +335,9 @@ class SearchService:
         attribution = s.engine_attribution or any(
             i.engine.admission.attribution_required for i in answered)
         dropped: dict[str, int] = dict(ranking.dropped)
-        counts = {"title_truncated": 0, "snippet_truncated": 0, "characters_removed": 0,
-                  "instruction_like_content": 0}
+        counts: dict[NoticeCode, int] = {
+            "title_truncated": 0, "snippet_truncated": 0, "characters_removed": 0,
+            "instruction_like_content": 0}
         kept: list[SearchResult] = []
         for result in ranking.results:
             if len(kept) == request.max_results:
@@ -361,7 +363,7 @@ class SearchService:
             ))
         notices = [Notice("results_dropped", reason=reason, count=count)
                    for reason, count in sorted(dropped.items())]
-        notices += [Notice(code, count=count) for code, count in counts.items()  # type: ignore[arg-type]
+        notices += [Notice(code, count=count) for code, count in counts.items()
                     if count]
         return kept, notices
 
