@@ -112,8 +112,14 @@ class Target:
 
     def pip_options(self) -> list[str]:
         """The pip options that select this target's wheels and nothing else."""
-        options = ["--implementation", "cp", "--python-version", self.python,
-                   "--abi", self.python_tag]
+        options = [
+            "--implementation",
+            "cp",
+            "--python-version",
+            self.python,
+            "--abi",
+            self.python_tag,
+        ]
         for tag in self.pip_platforms():
             options += ["--platform", tag]
         return options
@@ -265,9 +271,7 @@ def check_tools() -> None:
 
 
 def build_env() -> dict[str, str]:
-    return dict(
-        os.environ, SOURCE_DATE_EPOCH=str(source_date_epoch()), PYTHONDONTWRITEBYTECODE="1"
-    )
+    return dict(os.environ, SOURCE_DATE_EPOCH=str(source_date_epoch()), PYTHONDONTWRITEBYTECODE="1")
 
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]

@@ -37,8 +37,10 @@ sys.path.insert(0, str(REPO))
 from rypsok.core.fetch.html.extract import extract  # noqa: E402
 from rypsok.core.fetch.html.tree import ParsedDocument, parse_html  # noqa: E402
 
-CANDIDATES = (REPO.parent / "shared" / "bench" / "extraction",
-              Path("/work/shared/bench/extraction"))
+CANDIDATES = (
+    REPO.parent / "shared" / "bench" / "extraction",
+    Path("/work/shared/bench/extraction"),
+)
 DATASET = "scrapinghub-aeb"
 BASE_URL = "https://example.org/"
 
@@ -79,11 +81,16 @@ def reference_table(folder: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N pages")
-    ap.add_argument("--only", action="append", default=[],
-                    help="rypsok | rypsok-extract | trafilatura | readability (repeatable)")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="rypsok | rypsok-extract | trafilatura | readability (repeatable)",
+    )
     ap.add_argument("--worst", type=int, default=0, help="list rypsok's K worst pages")
     args = ap.parse_args(argv)
 
@@ -102,14 +109,17 @@ def main(argv: list[str] | None = None) -> None:
         tree = trees[doc_id]
         return lambda _html: markdown_to_text(extract(tree, BASE_URL).markdown)
 
-    runners: list[tuple[str, Callable[[str], str] | None]] = [("rypsok", rypsok_text),
-                                                               ("rypsok-extract", None)]
+    runners: list[tuple[str, Callable[[str], str] | None]] = [
+        ("rypsok", rypsok_text),
+        ("rypsok-extract", None),
+    ]
     want = set(args.only) or {"rypsok", "rypsok-extract", "trafilatura", "readability"}
     for name in ("trafilatura", "readability"):
         if name in want:
             try:
-                fn, _desc = scorer._builtin("trafilatura-nocomments" if name == "trafilatura"
-                                            else name)
+                fn, _desc = scorer._builtin(
+                    "trafilatura-nocomments" if name == "trafilatura" else name
+                )
             except ImportError as exc:
                 print(f"{name}: not installed ({exc}); pip install -r bench/requirements.txt")
                 continue
@@ -138,10 +148,11 @@ def main(argv: list[str] | None = None) -> None:
     print("| extractor | aeb F1 | P | R | pages/s |")
     print("|---|---|---|---|---|")
     for label, m, pps in rows:
-        print(f"| {label} | {m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} "
-              f"| {pps:.1f} |")
-    print("\nrypsok = parse_html + extract; rypsok-extract = extract alone on a parsed tree;"
-          " trafilatura without comments; readability-lxml summary -> text.")
+        print(f"| {label} | {m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | {pps:.1f} |")
+    print(
+        "\nrypsok = parse_html + extract; rypsok-extract = extract alone on a parsed tree;"
+        " trafilatura without comments; readability-lxml summary -> text."
+    )
     print("\nReference figures (benchmark README):\n")
     print(reference_table(folder))
     ours = results.get("rypsok") or results.get("rypsok-extract")

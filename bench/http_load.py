@@ -68,7 +68,7 @@ token_env = "RYPSOK_BENCH_TOKEN_{index:02d}"
 
 # One tool, answering what rypsok's engine_status answers with the default
 # configuration (the same structured content and text), so the bodies are of a size.
-BARE_SERVER = '''
+BARE_SERVER = """
 import json
 import socket
 import sys
@@ -106,7 +106,7 @@ sys.stderr.write(json.dumps({"event": "listening",
 sys.stderr.flush()
 uvicorn.Server(uvicorn.Config(app, http="h11", loop="asyncio", log_level="warning",
                               access_log=False)).run(sockets=[sock])
-'''
+"""
 
 
 @dataclass
@@ -138,8 +138,11 @@ def tokens(count: int) -> list[str]:
 
 
 def rypsok_config(callers: int, http: str = "") -> str:
-    return RYPSOK_CONFIG.format(http=http, rate=RATE_PER_MINUTE,
-                                callers="".join(CALLER.format(index=i) for i in range(callers)))
+    return RYPSOK_CONFIG.format(
+        http=http,
+        rate=RATE_PER_MINUTE,
+        callers="".join(CALLER.format(index=i) for i in range(callers)),
+    )
 
 
 def child_env(workdir: Path, secret: Sequence[str] = ()) -> dict[str, str]:
@@ -154,8 +157,9 @@ def child_env(workdir: Path, secret: Sequence[str] = ()) -> dict[str, str]:
 def start(label: str, cmd: Sequence[str], env: dict[str, str], log_path: Path) -> Served:
     """Start cmd and wait for its `listening` line (the address really bound) on stderr."""
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=log, env=env, cwd=REPO)
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=REPO
+        )
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -177,15 +181,21 @@ def start(label: str, cmd: Sequence[str], env: dict[str, str], log_path: Path) -
 def start_rypsok(workdir: Path, name: str, secret: Sequence[str], http: str = "") -> Served:
     path = workdir / f"{name}.toml"
     path.write_text(rypsok_config(len(secret), http), encoding="utf-8")
-    return start(f"rypsok ({name})",
-                 [sys.executable, "-m", "rypsok", "serve", "--transport", "http",
-                  "--config", str(path)],
-                 child_env(workdir, secret), workdir / f"{name}.log")
+    return start(
+        f"rypsok ({name})",
+        [sys.executable, "-m", "rypsok", "serve", "--transport", "http", "--config", str(path)],
+        child_env(workdir, secret),
+        workdir / f"{name}.log",
+    )
 
 
 def start_bare(workdir: Path) -> Served:
-    return start("bare SDK + uvicorn", [sys.executable, "-c", BARE_SERVER],
-                 child_env(workdir), workdir / "bare.log")
+    return start(
+        "bare SDK + uvicorn",
+        [sys.executable, "-c", BARE_SERVER],
+        child_env(workdir),
+        workdir / "bare.log",
+    )
 
 
 def vm_rss_kib(pid: int) -> int:
@@ -207,19 +217,36 @@ def cpu_seconds(pid: int) -> float:
 
 def request_bytes(port: int, token: str | None, request_id: int) -> bytes:
     """tools/call engine_status with the 2026-07-28 headers and _meta."""
-    body = json.dumps({
-        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-        "params": {"name": "engine_status", "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientInfo": {"name": "bench-http-load", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    }, separators=(",", ":")).encode()
-    lines = ["POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}",
-             "Content-Type: application/json",
-             "Accept: application/json, text/event-stream",
-             f"MCP-Protocol-Version: {MODERN}", "Mcp-Method: tools/call",
-             "Mcp-Name: engine_status", f"Content-Length: {len(body)}"]
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {
+                "name": "engine_status",
+                "arguments": {},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": MODERN,
+                    "io.modelcontextprotocol/clientInfo": {
+                        "name": "bench-http-load",
+                        "version": "1",
+                    },
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        },
+        separators=(",", ":"),
+    ).encode()
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"MCP-Protocol-Version: {MODERN}",
+        "Mcp-Method: tools/call",
+        "Mcp-Name: engine_status",
+        f"Content-Length: {len(body)}",
+    ]
     if token is not None:
         lines.append(f"Authorization: Bearer {token}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
@@ -351,8 +378,9 @@ class Load:
     client_cpu_s: float = 0.0
 
 
-async def drive(port: int, requests: Sequence[bytes], seconds: float, load: Load,
-                server_pid: int) -> None:
+async def drive(
+    port: int, requests: Sequence[bytes], seconds: float, load: Load, server_pid: int
+) -> None:
     """Each request in `requests` is one client on its own keep-alive connection,
     calling back to back for WARMUP_S (not counted) and then `seconds`."""
     count = len(requests)
@@ -402,15 +430,15 @@ async def drive(port: int, requests: Sequence[bytes], seconds: float, load: Load
 def run_load(served: Served, label: str, secret: Sequence[str | None], seconds: float) -> Load:
     """CLIENTS clients; client i presents secret[i % len(secret)] (None: no header)."""
     load = Load(label)
-    requests = [request_bytes(served.port, secret[i % len(secret)], i + 1)
-                for i in range(CLIENTS)]
+    requests = [request_bytes(served.port, secret[i % len(secret)], i + 1) for i in range(CLIENTS)]
     # One call first, on a connection of its own that is closed again, so that the
     # server is known to answer; then a pause for the server to release it.
     probe = Load("probe")
     asyncio.run(drive(served.port, requests[:1], 0.2, probe, served.pid))
     if not probe.latencies_ms:
-        raise SystemExit(f"bench: {served.label} did not answer engine_status: "
-                         f"{dict(probe.errors)}")
+        raise SystemExit(
+            f"bench: {served.label} did not answer engine_status: {dict(probe.errors)}"
+        )
     time.sleep(0.5)
     load.rss_before_kib = vm_rss_kib(served.pid)
     asyncio.run(drive(served.port, requests, seconds, load, served.pid))
@@ -421,23 +449,28 @@ def run_load(served: Served, label: str, secret: Sequence[str | None], seconds: 
 def section_load(seconds: float, workdir: Path, callers: int) -> list[Load]:
     secret = tokens(callers)
     if callers:
-        who = (f"{callers} callers with their own tokens (env RYPSOK_BENCH_TOKEN_NN); "
-               f"client i presents token i mod {callers}")
+        who = (
+            f"{callers} callers with their own tokens (env RYPSOK_BENCH_TOKEN_NN); "
+            f"client i presents token i mod {callers}"
+        )
         ceiling = f"{callers} x {RATE_PER_MINUTE}/min = {callers * RATE_PER_MINUTE / 60:.0f} rps"
     else:
         who = "no callers: every request is the caller `local`"
         ceiling = f"{RATE_PER_MINUTE}/min = {RATE_PER_MINUTE / 60:.0f} rps in all"
-    print(f"1. {CLIENTS} keep-alive clients calling engine_status back to back for "
-          f"{seconds:g} s (after {WARMUP_S:g} s warm-up), 2026-07-28 revision")
-    print(f"  rypsok: default configuration + bind 127.0.0.1:0, engine_status_per_minute = "
-          f"{RATE_PER_MINUTE}, {who}")
+    print(
+        f"1. {CLIENTS} keep-alive clients calling engine_status back to back for "
+        f"{seconds:g} s (after {WARMUP_S:g} s warm-up), 2026-07-28 revision"
+    )
+    print(
+        f"  rypsok: default configuration + bind 127.0.0.1:0, engine_status_per_minute = "
+        f"{RATE_PER_MINUTE}, {who}"
+    )
     print(f"  rate limit ceiling for this load: {ceiling} (per caller, sliding 60 s window)")
     results = []
     rypsok = start_rypsok(workdir, "load", secret)
     try:
         client_tokens: list[str | None] = list(secret) or [None]
-        results.append(run_load(rypsok, "rypsok serve --transport http", client_tokens,
-                                seconds))
+        results.append(run_load(rypsok, "rypsok serve --transport http", client_tokens, seconds))
     finally:
         rypsok.stop()
     bare = start_bare(workdir)
@@ -452,34 +485,69 @@ def section_load(seconds: float, workdir: Path, callers: int) -> list[Load]:
         rps = total / r.seconds if r.seconds else 0.0
         p50 = ms(pct(r.latencies_ms, 50)) if total else "-"
         p99 = ms(pct(r.latencies_ms, 99)) if total else "-"
-        rows.append((r.label, f"{rps:.0f}", p50, p99, str(total), str(sum(r.errors.values())),
-                     f"{mib(r.rss_before_kib)} -> {mib(r.rss_after_kib)}",
-                     f"{100 * r.server_cpu_s / r.seconds:.0f}%",
-                     f"{1e6 * r.server_cpu_s / max(1, total):.0f} us",
-                     f"{100 * r.client_cpu_s / r.seconds:.0f}%"))
-    table(("server", "req/s", "p50", "p99", "calls", "errors", "VmRSS before -> after",
-           "server CPU", "CPU/call", "client CPU"), rows)
+        rows.append(
+            (
+                r.label,
+                f"{rps:.0f}",
+                p50,
+                p99,
+                str(total),
+                str(sum(r.errors.values())),
+                f"{mib(r.rss_before_kib)} -> {mib(r.rss_after_kib)}",
+                f"{100 * r.server_cpu_s / r.seconds:.0f}%",
+                f"{1e6 * r.server_cpu_s / max(1, total):.0f} us",
+                f"{100 * r.client_cpu_s / r.seconds:.0f}%",
+            )
+        )
+    table(
+        (
+            "server",
+            "req/s",
+            "p50",
+            "p99",
+            "calls",
+            "errors",
+            "VmRSS before -> after",
+            "server CPU",
+            "CPU/call",
+            "client CPU",
+        ),
+        rows,
+    )
     for r in results:
         if r.errors:
-            print(f"  errors of {r.label}: " + ", ".join(f"{k}: {v}" for k, v in
-                                                         r.errors.most_common()))
-        print(f"  {r.label}: {r.connections} connections opened for {CLIENTS} clients; "
-              f"calls per client {min(r.per_client)} .. {max(r.per_client)}; VmRSS every "
-              f"{RSS_EVERY_S:g} s: " + " ".join(f"{k / 1024:.1f}" for k in r.rss_samples_kib)
-              + " MiB")
+            print(
+                f"  errors of {r.label}: "
+                + ", ".join(f"{k}: {v}" for k, v in r.errors.most_common())
+            )
+        print(
+            f"  {r.label}: {r.connections} connections opened for {CLIENTS} clients; "
+            f"calls per client {min(r.per_client)} .. {max(r.per_client)}; VmRSS every "
+            f"{RSS_EVERY_S:g} s: " + " ".join(f"{k / 1024:.1f}" for k in r.rss_samples_kib) + " MiB"
+        )
     if callers:
         busiest = max(_per_caller(results[0].per_client, callers))
-        print(f"  busiest rypsok caller: {busiest} calls in {results[0].seconds:.1f} s "
-              f"(+ warm-up), its limit {RATE_PER_MINUTE} per 60 s: the limiter never bound")
-    print("  latency: from writing the request to the last byte of the response, per call; "
-          "p50/p99 nearest rank")
-    print("  server CPU: the child's user + system time over the window (100% = one core); "
-          "client CPU: this process (the load generator), on the machine's other core")
-    print("  uvicorn runs with http=h11, loop=asyncio (httptools and uvloop are not "
-          "installed); the bare tool answers the same structured content as rypsok's "
-          "engine_status")
-    print(f"  rypsok logs one JSON line per call on stderr (to a file here); "
-          f"max_connections = 64 (default) = the {CLIENTS} clients")
+        print(
+            f"  busiest rypsok caller: {busiest} calls in {results[0].seconds:.1f} s "
+            f"(+ warm-up), its limit {RATE_PER_MINUTE} per 60 s: the limiter never bound"
+        )
+    print(
+        "  latency: from writing the request to the last byte of the response, per call; "
+        "p50/p99 nearest rank"
+    )
+    print(
+        "  server CPU: the child's user + system time over the window (100% = one core); "
+        "client CPU: this process (the load generator), on the machine's other core"
+    )
+    print(
+        "  uvicorn runs with http=h11, loop=asyncio (httptools and uvloop are not "
+        "installed); the bare tool answers the same structured content as rypsok's "
+        "engine_status"
+    )
+    print(
+        f"  rypsok logs one JSON line per call on stderr (to a file here); "
+        f"max_connections = 64 (default) = the {CLIENTS} clients"
+    )
     print()
     return results
 
@@ -531,8 +599,9 @@ async def _flood(port: int, requests: Sequence[bytes], result: Flood, server_pid
         watchers.append(asyncio.create_task(watch(reader)))
 
     for batch in range(0, FLOOD_CONNECTIONS, 100):
-        await asyncio.gather(*(open_one() for _ in range(batch, min(batch + 100,
-                                                                      FLOOD_CONNECTIONS))))
+        await asyncio.gather(
+            *(open_one() for _ in range(batch, min(batch + 100, FLOOD_CONNECTIONS)))
+        )
     result.opened = len(held)
     # Let the server take them: those over its cap are closed at accept.
     settle = time.perf_counter() + FLOOD_SETTLE_S
@@ -606,13 +675,19 @@ def run_flood(workdir: Path, name: str, label: str, http: str, idle_s: int) -> F
 
 
 def section_flood(workdir: Path) -> list[Flood]:
-    print(f"2. {FLOOD_CONNECTIONS} connections that send nothing, held, while "
-          f"{FLOOD_CLIENTS} real clients call engine_status for {FLOOD_SECONDS:g} s (rypsok)")
+    print(
+        f"2. {FLOOD_CONNECTIONS} connections that send nothing, held, while "
+        f"{FLOOD_CLIENTS} real clients call engine_status for {FLOOD_SECONDS:g} s (rypsok)"
+    )
     configs = (
         ("flood_a", "(A) defaults: max_connections 64, idle_timeout_s 60", "", 60),
         ("flood_b", "(B) max_connections 64, idle_timeout_s 5", "idle_timeout_s = 5", 5),
-        ("flood_c", "(C) max_connections 2048, idle_timeout_s 5",
-         "max_connections = 2048\nidle_timeout_s = 5", 5),
+        (
+            "flood_c",
+            "(C) max_connections 2048, idle_timeout_s 5",
+            "max_connections = 2048\nidle_timeout_s = 5",
+            5,
+        ),
     )
     results = [run_flood(workdir, name, label, http, idle) for name, label, http, idle in configs]
     rows: list[tuple[str, ...]] = []
@@ -620,39 +695,66 @@ def section_flood(workdir: Path) -> list[Flood]:
         waits = r.served_ms
         firsts = [f for f in r.first_served_s if f is not None]
         never = len(r.first_served_s) - len(firsts)
-        rows.append((
-            r.label, str(len(waits)),
-            ms(pct(waits, 50)) if waits else "-", ms(pct(waits, 99)) if waits else "-",
-            ms(max(waits)) if waits else "-",
-            str(sum(r.attempts_failed.values())),
-            f"{r.unserved}, waited {r.unserved_s:.1f} s" if r.unserved else "0",
-            (f"{max(firsts):.2f} s" if firsts else "-") + (f", {never} never" if never else ""),
-        ))
-    table(("configuration", "served", "wait p50", "wait p99", "wait max", "failed attempts",
-           "unserved", "first served (last client)"), rows)
+        rows.append(
+            (
+                r.label,
+                str(len(waits)),
+                ms(pct(waits, 50)) if waits else "-",
+                ms(pct(waits, 99)) if waits else "-",
+                ms(max(waits)) if waits else "-",
+                str(sum(r.attempts_failed.values())),
+                f"{r.unserved}, waited {r.unserved_s:.1f} s" if r.unserved else "0",
+                (f"{max(firsts):.2f} s" if firsts else "-") + (f", {never} never" if never else ""),
+            )
+        )
+    table(
+        (
+            "configuration",
+            "served",
+            "wait p50",
+            "wait p99",
+            "wait max",
+            "failed attempts",
+            "unserved",
+            "first served (last client)",
+        ),
+        rows,
+    )
     for r in results:
         early = sum(1 for t in r.closed_at_s if t < FLOOD_SETTLE_S)
         late = sorted(t for t in r.closed_at_s if t >= FLOOD_SETTLE_S)
         span = f" (at {late[0]:.1f} .. {late[-1]:.1f} s)" if late else ""
         failed = ", ".join(f"{k}: {v}" for k, v in r.attempts_failed.most_common()) or "none"
-        refused = (", connect failures " + ", ".join(f"{k}: {v}" for k, v in
-                                                     r.connect_failures.items())
-                   if r.connect_failures else "")
-        print(f"  {r.label}: flood {r.opened} opened{refused}; server closed {early} at "
-              f"once (over the cap), {len(late)} later{span}, "
-              f"{r.opened - len(r.closed_at_s)} still open at the end")
-        print(f"      failed attempts: {failed}; VmRSS idle {mib(r.rss_idle_kib)}, flood held "
-              f"{mib(r.rss_flood_kib)}, after {mib(r.rss_after_kib)}; aim: served within "
-              f"idle_timeout_s = {r.idle_timeout_s} s of the flood")
-    print(f"  wait: from a call's first attempt to its answer, retries included (a failed "
-          f"attempt: reconnect after {RETRY_S * 1000:.0f} ms, no new attempt after the "
-          f"window; one under way may finish within {GRACE_S:g} s); unserved: calls without "
-          f"an answer at the window's end, and the longest of their waits")
-    print("  first served: seconds from the flood's first connection to the client's first "
-          "answer, for the last of the 8 clients; the flood never reconnects what is closed")
-    print(f"  the flood is opened, then up to {FLOOD_SETTLE_S:g} s for the server to take it, "
-          f"then the {FLOOD_SECONDS:g} s window of the real clients; each real client has "
-          f"its own caller and token; engine_status_per_minute = {RATE_PER_MINUTE}")
+        refused = (
+            ", connect failures " + ", ".join(f"{k}: {v}" for k, v in r.connect_failures.items())
+            if r.connect_failures
+            else ""
+        )
+        print(
+            f"  {r.label}: flood {r.opened} opened{refused}; server closed {early} at "
+            f"once (over the cap), {len(late)} later{span}, "
+            f"{r.opened - len(r.closed_at_s)} still open at the end"
+        )
+        print(
+            f"      failed attempts: {failed}; VmRSS idle {mib(r.rss_idle_kib)}, flood held "
+            f"{mib(r.rss_flood_kib)}, after {mib(r.rss_after_kib)}; aim: served within "
+            f"idle_timeout_s = {r.idle_timeout_s} s of the flood"
+        )
+    print(
+        f"  wait: from a call's first attempt to its answer, retries included (a failed "
+        f"attempt: reconnect after {RETRY_S * 1000:.0f} ms, no new attempt after the "
+        f"window; one under way may finish within {GRACE_S:g} s); unserved: calls without "
+        f"an answer at the window's end, and the longest of their waits"
+    )
+    print(
+        "  first served: seconds from the flood's first connection to the client's first "
+        "answer, for the last of the 8 clients; the flood never reconnects what is closed"
+    )
+    print(
+        f"  the flood is opened, then up to {FLOOD_SETTLE_S:g} s for the server to take it, "
+        f"then the {FLOOD_SECONDS:g} s window of the real clients; each real client has "
+        f"its own caller and token; engine_status_per_minute = {RATE_PER_MINUTE}"
+    )
     print()
     return results
 
@@ -670,12 +772,22 @@ def mib(kib: float) -> str:
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    print("  " + "  ".join(h.ljust(w) if i == 0 else h.rjust(w)
-                           for i, (h, w) in enumerate(zip(header, widths, strict=True))))
+    print(
+        "  "
+        + "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w)
+            for i, (h, w) in enumerate(zip(header, widths, strict=True))
+        )
+    )
     print("  " + "  ".join("-" * w for w in widths))
     for row in rows:
-        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        print(
+            "  "
+            + "  ".join(
+                str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
 
 
 def raise_open_files(needed: int) -> str:
@@ -689,18 +801,30 @@ def raise_open_files(needed: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="HTTP load benchmark of rypsok "
-                                                 "(figures, no asserts).")
-    parser.add_argument("--seconds", type=float, default=None,
-                        help="measured seconds of section 1 per server (default 30, "
-                             "--quick 5)")
+    parser = argparse.ArgumentParser(
+        description="HTTP load benchmark of rypsok (figures, no asserts)."
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="measured seconds of section 1 per server (default 30, --quick 5)",
+    )
     parser.add_argument("--quick", action="store_true", help="5 s per server in section 1")
-    parser.add_argument("--only", choices=("load", "flood"), action="append",
-                        help="run only this section (repeatable)")
-    parser.add_argument("--callers", type=int, default=CLIENTS,
-                        help=f"rypsok callers with tokens in section 1 (default {CLIENTS}: "
-                             f"one per client; 0: no callers, all requests are `local` "
-                             f"and share one {RATE_PER_MINUTE}/min limit)")
+    parser.add_argument(
+        "--only",
+        choices=("load", "flood"),
+        action="append",
+        help="run only this section (repeatable)",
+    )
+    parser.add_argument(
+        "--callers",
+        type=int,
+        default=CLIENTS,
+        help=f"rypsok callers with tokens in section 1 (default {CLIENTS}: "
+        f"one per client; 0: no callers, all requests are `local` "
+        f"and share one {RATE_PER_MINUTE}/min limit)",
+    )
     args = parser.parse_args(argv)
     seconds = args.seconds if args.seconds is not None else (5.0 if args.quick else 30.0)
     if seconds <= 0:
@@ -715,9 +839,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     import rypsok
 
     limit = raise_open_files(2 * FLOOD_CONNECTIONS + 512)
-    print(f"rypsok {rypsok.__version__}, mcp {version('mcp')}, uvicorn {version('uvicorn')}, "
-          f"h11 {version('h11')}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-          f"{sys.platform}; {limit}")
+    print(
+        f"rypsok {rypsok.__version__}, mcp {version('mcp')}, uvicorn {version('uvicorn')}, "
+        f"h11 {version('h11')}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+        f"{sys.platform}; {limit}"
+    )
     print()
     with tempfile.TemporaryDirectory(prefix="rypsok-http-bench-") as tmp:
         workdir = Path(tmp)

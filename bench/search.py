@@ -94,9 +94,15 @@ preference = 30
 """
 MAX_RESULTS = 10
 QUERIES = (
-    "rust programming language", "ownership and borrowing", "memory safety without gc",
-    "async runtime comparison", "python global interpreter lock", "reciprocal rank fusion",
-    "unicode normalization forms", "tls certificate pinning", "json lines logging",
+    "rust programming language",
+    "ownership and borrowing",
+    "memory safety without gc",
+    "async runtime comparison",
+    "python global interpreter lock",
+    "reciprocal rank fusion",
+    "unicode normalization forms",
+    "tls certificate pinning",
+    "json lines logging",
     "model context protocol",
 )
 
@@ -126,10 +132,12 @@ def _wiki_url(title: str) -> str:
 def _wiki_snippet(title: str, about: str) -> str:
     """About 200 characters with CirrusSearch's highlight spans and a few entities."""
     words = title.split(" ")[0]
-    text = (f"<span class=\"searchmatch\">{words}</span> is a {about}. It is known for "
-            f"&quot;fearless&quot; work with data&mdash;every reference is checked "
-            f"before the program runs &amp; <span class=\"searchmatch\">errors</span> are "
-            f"reported early, at compile time, &#8211; not at run")
+    text = (
+        f'<span class="searchmatch">{words}</span> is a {about}. It is known for '
+        f"&quot;fearless&quot; work with data&mdash;every reference is checked "
+        f'before the program runs &amp; <span class="searchmatch">errors</span> are '
+        f"reported early, at compile time, &#8211; not at run"
+    )
     return text[:260]
 
 
@@ -138,13 +146,23 @@ def wikipedia_body(offset: int) -> bytes:
     hits = []
     for i in range(10):
         title, about = TOPICS[(offset + i) % len(TOPICS)]
-        hits.append({"ns": 0, "title": title, "pageid": 700000 + offset * 100 + i,
-                     "size": 81234 + i, "wordcount": 9000 + i,
-                     "snippet": _wiki_snippet(title, about),
-                     "timestamp": f"2026-09-{1 + i:02d}T08:15:42Z"})
-    body = {"requestid": "en", "batchcomplete": "",
-            "continue": {"sroffset": 10, "continue": "-||"},
-            "query": {"searchinfo": {"totalhits": 4211}, "search": hits}}
+        hits.append(
+            {
+                "ns": 0,
+                "title": title,
+                "pageid": 700000 + offset * 100 + i,
+                "size": 81234 + i,
+                "wordcount": 9000 + i,
+                "snippet": _wiki_snippet(title, about),
+                "timestamp": f"2026-09-{1 + i:02d}T08:15:42Z",
+            }
+        )
+    body = {
+        "requestid": "en",
+        "batchcomplete": "",
+        "continue": {"sroffset": 10, "continue": "-||"},
+        "query": {"searchinfo": {"totalhits": 4211}, "search": hits},
+    }
     return json.dumps(body).encode()
 
 
@@ -155,41 +173,70 @@ def brave_body() -> bytes:
     fragment) so that they merge with the Wikipedia engines' results.
     """
     results: list[dict[str, Any]] = []
-    overlap = {1: _wiki_url(TOPICS[0][0]),
-               3: _wiki_url(TOPICS[2][0]).replace("https://", "http://") + "?utm_source=brave",
-               5: _wiki_url(TOPICS[7][0]) + "#History",
-               8: _wiki_url(TOPICS[11][0])}
+    overlap = {
+        1: _wiki_url(TOPICS[0][0]),
+        3: _wiki_url(TOPICS[2][0]).replace("https://", "http://") + "?utm_source=brave",
+        5: _wiki_url(TOPICS[7][0]) + "#History",
+        8: _wiki_url(TOPICS[11][0]),
+    }
     for i in range(10):
         url = overlap.get(i, f"https://www.site{i}.example/articles/{i}/rust-memory-safety?ref=x")
         host = urlsplit(url).hostname or ""
-        results.append({
-            "title": f"Rust &amp; <strong>memory safety</strong>: part {i} &#8211; "
-                     f"what &quot;ownership&quot; means",
-            "url": url,
-            "is_source_local": False, "is_source_both": False,
-            "description": (f"A <strong>language</strong> empowering everyone to build "
-                            f"reliable &amp; efficient software. Result {i} explains "
-                            f"<strong>ownership</strong>, borrowing and lifetimes with "
-                            f"examples &mdash; and why the compiler&#39;s checks matter "
-                            f"for concurrent code."),
-            "page_age": f"2026-09-{10 + i:02d}T14:03:11",
-            "age": f"{i + 1} days ago",
-            "profile": {"name": host, "url": f"https://{host}/", "long_name": host,
-                        "img": f"https://imgs.search.brave.example/{i}/favicon.png"},
-            "language": "en", "family_friendly": True, "type": "search_result",
-            "subtype": "generic", "is_live": False,
-            "meta_url": {"scheme": "https", "netloc": host, "hostname": host,
-                         "favicon": f"https://imgs.search.brave.example/{i}/favicon.png",
-                         "path": f"\u203a articles \u203a {i}"},
-            "extra_snippets": [f"Extra snippet {j} about <strong>rust</strong> &amp; safety."
-                               for j in range(3)],
-        })
-    body = {"type": "search",
-            "query": {"original": "rust memory safety", "more_results_available": True,
-                      "country": "us", "spellcheck_off": True},
-            "mixed": {"type": "mixed", "main": [{"type": "web", "index": i, "all": False}
-                                                for i in range(10)], "top": [], "side": []},
-            "web": {"type": "search", "family_friendly": True, "results": results}}
+        results.append(
+            {
+                "title": f"Rust &amp; <strong>memory safety</strong>: part {i} &#8211; "
+                f"what &quot;ownership&quot; means",
+                "url": url,
+                "is_source_local": False,
+                "is_source_both": False,
+                "description": (
+                    f"A <strong>language</strong> empowering everyone to build "
+                    f"reliable &amp; efficient software. Result {i} explains "
+                    f"<strong>ownership</strong>, borrowing and lifetimes with "
+                    f"examples &mdash; and why the compiler&#39;s checks matter "
+                    f"for concurrent code."
+                ),
+                "page_age": f"2026-09-{10 + i:02d}T14:03:11",
+                "age": f"{i + 1} days ago",
+                "profile": {
+                    "name": host,
+                    "url": f"https://{host}/",
+                    "long_name": host,
+                    "img": f"https://imgs.search.brave.example/{i}/favicon.png",
+                },
+                "language": "en",
+                "family_friendly": True,
+                "type": "search_result",
+                "subtype": "generic",
+                "is_live": False,
+                "meta_url": {
+                    "scheme": "https",
+                    "netloc": host,
+                    "hostname": host,
+                    "favicon": f"https://imgs.search.brave.example/{i}/favicon.png",
+                    "path": f"\u203a articles \u203a {i}",
+                },
+                "extra_snippets": [
+                    f"Extra snippet {j} about <strong>rust</strong> &amp; safety." for j in range(3)
+                ],
+            }
+        )
+    body = {
+        "type": "search",
+        "query": {
+            "original": "rust memory safety",
+            "more_results_available": True,
+            "country": "us",
+            "spellcheck_off": True,
+        },
+        "mixed": {
+            "type": "mixed",
+            "main": [{"type": "web", "index": i, "all": False} for i in range(10)],
+            "top": [],
+            "side": [],
+        },
+        "web": {"type": "search", "family_friendly": True, "results": results},
+    }
     return json.dumps(body).encode()
 
 
@@ -209,9 +256,16 @@ class BenchClient:
     turns: dict[str, int] = field(default_factory=dict)
     post: list[float] = field(default_factory=list)  # durations of the post-processing stage
 
-    async def get(self, url: str, *, headers: Any = (), max_bytes: int,
-                  connect_timeout_s: float, total_timeout_s: float,
-                  allow_http: bool = False) -> Response:
+    async def get(
+        self,
+        url: str,
+        *,
+        headers: Any = (),
+        max_bytes: int,
+        connect_timeout_s: float,
+        total_timeout_s: float,
+        allow_http: bool = False,
+    ) -> Response:
         import anyio
 
         start = time.perf_counter()
@@ -255,13 +309,17 @@ def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, B
     path.write_text(config_toml, encoding="utf-8")
     config = load(str(path), {"BRAVE_API_KEY": BRAVE_KEY})
     json_head = (("content-type", "application/json; charset=utf-8"),)
-    client = BenchClient({
-        "api.search.brave.com": [Response(200, json_head, brave_body())],
-        # Calls alternate: the first Wikipedia engine of a search gets hits 0-9, the
-        # second hits 4-13 (six pages in common).
-        "en.wikipedia.org": [Response(200, json_head, wikipedia_body(0)),
-                             Response(200, json_head, wikipedia_body(4))],
-    })
+    client = BenchClient(
+        {
+            "api.search.brave.com": [Response(200, json_head, brave_body())],
+            # Calls alternate: the first Wikipedia engine of a search gets hits 0-9, the
+            # second hits 4-13 (six pages in common).
+            "en.wikipedia.org": [
+                Response(200, json_head, wikipedia_body(0)),
+                Response(200, json_head, wikipedia_body(4)),
+            ],
+        }
+    )
     core = Rypsok(config, client=client)  # type: ignore[arg-type]
     # The provider limits (Wikipedia 100/min, burst 10; Brave 60/min, burst 1) would hold
     # a loop of searches for minutes: each engine gets a limiter of a very high rate, with
@@ -300,9 +358,13 @@ def fresh_tool_limiter(core: Rypsok) -> None:
     from rypsok.core.ratelimit import ToolRateLimiter
 
     lim = core.config.limits
-    core.rate = ToolRateLimiter({"web_search": lim.web_search_per_minute,
-                                 "web_fetch": lim.web_fetch_per_minute,
-                                 "engine_status": lim.engine_status_per_minute})
+    core.rate = ToolRateLimiter(
+        {
+            "web_search": lim.web_search_per_minute,
+            "web_fetch": lim.web_fetch_per_minute,
+            "engine_status": lim.engine_status_per_minute,
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -314,8 +376,9 @@ class Variant:
     fresh_queries: bool = False  # a query never asked before, so every lookup misses
 
 
-def run_searches(core: Rypsok, client: BenchClient, variants: Sequence[Variant],
-                 count: int) -> list[Series]:
+def run_searches(
+    core: Rypsok, client: BenchClient, variants: Sequence[Variant], count: int
+) -> list[Series]:
     """Own share, call duration, CPU time and post-processing time (ms) of `count`
     sequential searches per variant, after a warm-up.
 
@@ -378,11 +441,14 @@ def _encoder(core: Rypsok) -> Callable[[dict[str, Any]], str]:
 
     def encode(obj: dict[str, Any]) -> str:
         text: list[types.ContentBlock] = [types.TextContent(type="text", text=compact(obj))]
-        result = (types.CallToolResult(content=text, structured_content=obj)
-                  if structured else types.CallToolResult(content=text))
-        message = types.JSONRPCResponse(jsonrpc="2.0", id=1,
-                                        result=result.model_dump(by_alias=True,
-                                                                 exclude_none=True))
+        result = (
+            types.CallToolResult(content=text, structured_content=obj)
+            if structured
+            else types.CallToolResult(content=text)
+        )
+        message = types.JSONRPCResponse(
+            jsonrpc="2.0", id=1, result=result.model_dump(by_alias=True, exclude_none=True)
+        )
         return message.model_dump_json(by_alias=True, exclude_unset=True)
 
     return encode
@@ -397,20 +463,26 @@ def sanity(core: Rypsok, client: BenchClient) -> str:
     fresh_tool_limiter(core)
     response = anyio.run(core.search, {"query": QUERIES[0], "max_results": MAX_RESULTS})
     if response.outcome != "ok" or len(response.results) != MAX_RESULTS:
-        raise SystemExit(f"bench: the sanity search gave outcome={response.outcome} with "
-                         f"{len(response.results)} results; notices={response.notices}")
+        raise SystemExit(
+            f"bench: the sanity search gave outcome={response.outcome} with "
+            f"{len(response.results)} results; notices={response.notices}"
+        )
     answers = []
     for eid, driver in core.searches.drivers.items():
         host = "api.search.brave.com" if eid == "brave" else "en.wikipedia.org"
         raw = [driver.parse(r.status, r.header, r.body) for r in client.answers[host]]
         pick = raw[1] if eid == "wikipedia_b" else raw[0]
-        answers.append(EngineAnswer(eid, 0, [Observation(x.url, x.title, x.snippet, x.date)
-                                             for x in pick]))
+        answers.append(
+            EngineAnswer(eid, 0, [Observation(x.url, x.title, x.snippet, x.date) for x in pick])
+        )
     merged = rank(answers, max_results=30)
-    notices = ", ".join(f"{n.code}={n.count}" if n.count else n.code
-                        for n in response.notices) or "none"
-    return (f"each search: 3 engines x 10 results -> {len(merged.results)} distinct after "
-            f"deduplication -> {len(response.results)} returned; notices: {notices}")
+    notices = (
+        ", ".join(f"{n.code}={n.count}" if n.count else n.code for n in response.notices) or "none"
+    )
+    return (
+        f"each search: 3 engines x 10 results -> {len(merged.results)} distinct after "
+        f"deduplication -> {len(response.results)} returned; notices: {notices}"
+    )
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -423,52 +495,91 @@ def pct(values: Sequence[float], q: float) -> float:
 def section_search(count: int, workdir: Path) -> None:
     from rypsok.core.telemetry import log
 
-    print(f"1. rypsok's own share of a search ({count} searches per row after "
-          f"{WARMUP_SEARCHES} warm-up, rows interleaved, 3 engines x 10 results, "
-          f"max_results={MAX_RESULTS})")
+    print(
+        f"1. rypsok's own share of a search ({count} searches per row after "
+        f"{WARMUP_SEARCHES} warm-up, rows interleaved, 3 engines x 10 results, "
+        f"max_results={MAX_RESULTS})"
+    )
     devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     previous = log._stream
     log._stream = devnull  # the call's log line is still formatted and written
     try:
         core, client = build_core(workdir)
         note = sanity(core, client)
-        series = run_searches(core, client, [
-            Variant("measured: engines answer at once"),
-            Variant("measured: at once, + tool result JSON", encode=True),
-            Variant(f"measured: engines answer after {ENGINE_DELAY_S * 1000:.0f} ms",
-                    delay_s=ENGINE_DELAY_S),
-        ], count)
+        series = run_searches(
+            core,
+            client,
+            [
+                Variant("measured: engines answer at once"),
+                Variant("measured: at once, + tool result JSON", encode=True),
+                Variant(
+                    f"measured: engines answer after {ENGINE_DELAY_S * 1000:.0f} ms",
+                    delay_s=ENGINE_DELAY_S,
+                ),
+            ],
+            count,
+        )
     finally:
         log._stream = previous
         devnull.close()
 
-    rows = [("reference: Rust build, post-processing", "0.64 ms", "-", "5.11 ms", "-", "-"),
-            ("aim (issue)", "< 2 ms", "< 10 ms", "-", "-", "-")]
+    rows = [
+        ("reference: Rust build, post-processing", "0.64 ms", "-", "5.11 ms", "-", "-"),
+        ("aim (issue)", "< 2 ms", "< 10 ms", "-", "-", "-"),
+    ]
     for s in series:
-        rows.append((s.label, ms(statistics.median(s.own_ms)), ms(pct(s.own_ms, 99)),
-                     ms(max(s.own_ms)), ms(statistics.median(s.cpu_ms)), ms(pct(s.cpu_ms, 99))))
+        rows.append(
+            (
+                s.label,
+                ms(statistics.median(s.own_ms)),
+                ms(pct(s.own_ms, 99)),
+                ms(max(s.own_ms)),
+                ms(statistics.median(s.cpu_ms)),
+                ms(pct(s.cpu_ms, 99)),
+            )
+        )
         if s is series[0]:
             post = s.post_ms
-            rows.append(("  of which post-processing", ms(statistics.median(post)),
-                         ms(pct(post, 99)), ms(max(post)), "-", "-"))
+            rows.append(
+                (
+                    "  of which post-processing",
+                    ms(statistics.median(post)),
+                    ms(pct(post, 99)),
+                    ms(max(post)),
+                    "-",
+                    "-",
+                )
+            )
     table(("own share", "p50", "p99", "max", "CPU p50", "CPU p99"), rows)
     mean_call = statistics.fmean(series[0].call_ms)
     print(f"  {note}")
-    print(f"  mean call duration with engines answering at once: {ms(mean_call)}; "
-          f"throughput {1000 / mean_call:.0f} searches/s on one event loop")
-    print("  own share = call duration - time covered by at least one engine request "
-          "(union of [start, end] of the fake client's requests)")
-    print("  post-processing: SearchService._results (rank fusion, content boundary, cut), "
-          "the part the book's Rust figure names; the rest is validation, engine tasks, "
-          "drivers' parsing, logging")
-    print("  CPU: the thread's CPU time over the call (time.thread_time); in a VM it still "
-          "counts time the host took the CPU away")
-    print("  the provider limiters were replaced by limiters of 1e9 requests/min "
-          "(concurrency unchanged); web_search_per_minute = 6000 in the configuration, "
-          "and each row starts with a fresh tool limiter, renewed after 6000 searches, "
-          "so no search is refused")
-    print("  log lines are formatted and written to /dev/null; the book also names an own "
-          "share of 'about 6 ms' (RFC 020) without its setup")
+    print(
+        f"  mean call duration with engines answering at once: {ms(mean_call)}; "
+        f"throughput {1000 / mean_call:.0f} searches/s on one event loop"
+    )
+    print(
+        "  own share = call duration - time covered by at least one engine request "
+        "(union of [start, end] of the fake client's requests)"
+    )
+    print(
+        "  post-processing: SearchService._results (rank fusion, content boundary, cut), "
+        "the part the book's Rust figure names; the rest is validation, engine tasks, "
+        "drivers' parsing, logging"
+    )
+    print(
+        "  CPU: the thread's CPU time over the call (time.thread_time); in a VM it still "
+        "counts time the host took the CPU away"
+    )
+    print(
+        "  the provider limiters were replaced by limiters of 1e9 requests/min "
+        "(concurrency unchanged); web_search_per_minute = 6000 in the configuration, "
+        "and each row starts with a fresh tool limiter, renewed after 6000 searches, "
+        "so no search is refused"
+    )
+    print(
+        "  log lines are formatted and written to /dev/null; the book also names an own "
+        "share of 'about 6 ms' (RFC 020) without its setup"
+    )
     print()
 
 
@@ -478,9 +589,11 @@ def section_cache(count: int, workdir: Path) -> None:
 
     from rypsok.core.telemetry import log
 
-    print(f"1b. A cached search against an uncached one ({count} searches per row after "
-          f"{WARMUP_SEARCHES} warm-up, rows interleaved, 2 Wikipedia engines x 10 results, "
-          f"max_results={MAX_RESULTS}, engines answer at once)")
+    print(
+        f"1b. A cached search against an uncached one ({count} searches per row after "
+        f"{WARMUP_SEARCHES} warm-up, rows interleaved, 2 Wikipedia engines x 10 results, "
+        f"max_results={MAX_RESULTS}, engines answer at once)"
+    )
     devnull = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     previous = log._stream
     log._stream = devnull
@@ -497,15 +610,26 @@ def section_cache(count: int, workdir: Path) -> None:
         asked = len(client.spans)
         client.spans.clear()
         second = anyio.run(core.search, arguments)
-        if (asked != 2 or client.spans or second.results != first.results
-                or [n.code for n in second.notices] != ["from_cache", "from_cache"]):
-            raise SystemExit(f"bench: the cache sanity check failed: requests {asked} then "
-                             f"{len(client.spans)}, notices {second.notices}")
-        series = run_searches(core, client, [
-            Variant("uncached (cache off)", cache=False),
-            Variant("cache on, every lookup misses (new query)", fresh_queries=True),
-            Variant("cache on, answered from the cache"),
-        ], count)
+        if (
+            asked != 2
+            or client.spans
+            or second.results != first.results
+            or [n.code for n in second.notices] != ["from_cache", "from_cache"]
+        ):
+            raise SystemExit(
+                f"bench: the cache sanity check failed: requests {asked} then "
+                f"{len(client.spans)}, notices {second.notices}"
+            )
+        series = run_searches(
+            core,
+            client,
+            [
+                Variant("uncached (cache off)", cache=False),
+                Variant("cache on, every lookup misses (new query)", fresh_queries=True),
+                Variant("cache on, answered from the cache"),
+            ],
+            count,
+        )
         entries = len(cache)
     finally:
         log._stream = previous
@@ -513,17 +637,28 @@ def section_cache(count: int, workdir: Path) -> None:
 
     rows = []
     for s in series:
-        rows.append((s.label, ms(statistics.median(s.call_ms)), ms(pct(s.call_ms, 99)),
-                     ms(max(s.call_ms)), ms(statistics.median(s.cpu_ms)),
-                     f"{statistics.fmean(s.requests):.2f}",
-                     f"{statistics.fmean(s.from_cache):.2f}"))
+        rows.append(
+            (
+                s.label,
+                ms(statistics.median(s.call_ms)),
+                ms(pct(s.call_ms, 99)),
+                ms(max(s.call_ms)),
+                ms(statistics.median(s.cpu_ms)),
+                f"{statistics.fmean(s.requests):.2f}",
+                f"{statistics.fmean(s.from_cache):.2f}",
+            )
+        )
     table(("call duration", "p50", "p99", "max", "CPU p50", "requests", "from_cache"), rows)
     uncached, hit = statistics.median(series[0].call_ms), statistics.median(series[2].call_ms)
-    print(f"  p50 of a cached search is {hit / uncached:.0%} of an uncached one "
-          f"({ms(hit)} against {ms(uncached)}); with real engines the uncached call also "
-          f"waits for the slowest engine, which a hit never does")
-    print("  call duration: Rypsok.search, measured around the await (engines answer at "
-          "once, so it is all rypsok's own work); requests and from_cache: per search, mean")
+    print(
+        f"  p50 of a cached search is {hit / uncached:.0%} of an uncached one "
+        f"({ms(hit)} against {ms(uncached)}); with real engines the uncached call also "
+        f"waits for the slowest engine, which a hit never does"
+    )
+    print(
+        "  call duration: Rypsok.search, measured around the await (engines answer at "
+        "once, so it is all rypsok's own work); requests and from_cache: per search, mean"
+    )
     bound = core.config.cache.max_entries
     evicted = "; the new-query row filled it, so it evicted" if entries >= bound else ""
     print(f"  the cache held {entries} entries at the end (max_entries {bound}{evicted})")
@@ -556,17 +691,26 @@ def profile_search(count: int, workdir: Path) -> None:
 
 # -- sections 2 and 3: child processes on stdio -----------------------------------------------
 
-DISCOVER = (json.dumps({
-    "jsonrpc": "2.0", "id": 1, "method": "server/discover",
-    "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }},
-}) + "\n").encode()
+DISCOVER = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "server/discover",
+            "params": {
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                }
+            },
+        }
+    )
+    + "\n"
+).encode()
 
 # The smallest low-level SDK server with one tool, served on stdio.
-BARE_SERVER = '''
+BARE_SERVER = """
 import anyio
 import mcp_types as types
 from mcp.server import Server
@@ -591,7 +735,7 @@ async def main():
 
 
 anyio.run(main)
-'''
+"""
 
 
 PRINT_DONE = "print('done', flush=True)"
@@ -612,14 +756,21 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def first_answer(cmd: Sequence[str], env: dict[str, str], *, send: bool = True,
-                 hold_s: float = 0.0) -> Child:
+def first_answer(
+    cmd: Sequence[str], env: dict[str, str], *, send: bool = True, hold_s: float = 0.0
+) -> Child:
     """Start cmd and time its first line on stdout: the answer to server/discover (send),
     or a line the command prints itself. Optionally stay idle for hold_s and read VmRSS;
     then close stdin (the end of input) and wait for the exit."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=REPO,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         if send:
@@ -630,8 +781,7 @@ def first_answer(cmd: Sequence[str], env: dict[str, str], *, send: bool = True,
         if send:
             answer = json.loads(line)
             if answer.get("id") != 1 or "result" not in answer:
-                raise SystemExit(f"bench: {cmd[:3]} did not answer server/discover: "
-                                 f"{line[:200]!r}")
+                raise SystemExit(f"bench: {cmd[:3]} did not answer server/discover: {line[:200]!r}")
         rss = None
         if hold_s:
             time.sleep(hold_s)
@@ -691,9 +841,14 @@ def base_python() -> str:
 def build_pyz(out: Path) -> tuple[Path | None, str]:
     started = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, str(REPO / "build_zipapp.py"), "--out", str(out)],
-                              cwd=REPO, capture_output=True, text=True, timeout=300,
-                              check=False)
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "build_zipapp.py"), "--out", str(out)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return None, "build_zipapp.py took longer than 300 s"
     if proc.returncode != 0:
@@ -712,8 +867,10 @@ class Subject:
 
 
 def section_start(runs: int, workdir: Path, pyz_path: Path | None) -> None:
-    print(f"2. Cold start: process start to the answer of server/discover on stdio "
-          f"(median of {runs} runs, interleaved)")
+    print(
+        f"2. Cold start: process start to the answer of server/discover on stdio "
+        f"(median of {runs} runs, interleaved)"
+    )
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     env = clean_env(home)
@@ -722,25 +879,36 @@ def section_start(runs: int, workdir: Path, pyz_path: Path | None) -> None:
     if pyz is None:
         pyz, how = build_pyz(workdir / "dist")
         notes.append(f"pyz: {how}")
-    subjects = [Subject("(a) python -m rypsok serve (venv)",
-                        [sys.executable, "-m", "rypsok", "serve"], env)]
+    subjects = [
+        Subject("(a) python -m rypsok serve (venv)", [sys.executable, "-m", "rypsok", "serve"], env)
+    ]
     first_run = None
     if pyz is not None:
         shiv_env = clean_env(home, SHIV_ROOT=str(workdir / "shiv"))
         python = base_python()
         first_run = first_answer([python, str(pyz), "serve"], shiv_env).seconds * 1000
-        subjects.append(Subject("(b) pyz, unpacked (base python3)",
-                                [python, str(pyz), "serve"], shiv_env))
-        notes.append(f"pyz run with {python}, SHIV_ROOT in a temporary folder; the first run "
-                     f"unpacks it (b0)")
+        subjects.append(
+            Subject("(b) pyz, unpacked (base python3)", [python, str(pyz), "serve"], shiv_env)
+        )
+        notes.append(
+            f"pyz run with {python}, SHIV_ROOT in a temporary folder; the first run unpacks it (b0)"
+        )
     subjects += [
-        Subject("(c) python -c 'import mcp.server, mcp.server.stdio'",
-                [sys.executable, "-c", f"import mcp.server, mcp.server.stdio; {PRINT_DONE}"],
-                env, send=False),
-        Subject("(d) bare SDK low-level server, one tool", [sys.executable, "-c", BARE_SERVER],
-                env),
-        Subject("(e) python -c '' (interpreter start)", [sys.executable, "-c", PRINT_DONE],
-                env, send=False),
+        Subject(
+            "(c) python -c 'import mcp.server, mcp.server.stdio'",
+            [sys.executable, "-c", f"import mcp.server, mcp.server.stdio; {PRINT_DONE}"],
+            env,
+            send=False,
+        ),
+        Subject(
+            "(d) bare SDK low-level server, one tool", [sys.executable, "-c", BARE_SERVER], env
+        ),
+        Subject(
+            "(e) python -c '' (interpreter start)",
+            [sys.executable, "-c", PRINT_DONE],
+            env,
+            send=False,
+        ),
     ]
     # Round after round, so that a passing load on the machine touches every subject alike.
     for _ in range(runs):
@@ -754,16 +922,23 @@ def section_start(runs: int, workdir: Path, pyz_path: Path | None) -> None:
     ]
     for subject in subjects:
         times = subject.seconds
-        rows.append((subject.label, ms(statistics.median(times), 0),
-                     f"{ms(min(times), 0)} .. {ms(max(times), 0)}",
-                     ms(statistics.median(subject.cpu), 0)))
+        rows.append(
+            (
+                subject.label,
+                ms(statistics.median(times), 0),
+                f"{ms(min(times), 0)} .. {ms(max(times), 0)}",
+                ms(statistics.median(subject.cpu), 0),
+            )
+        )
         if subject.label.startswith("(a)") and first_run is not None:
             rows.append(("(b0) pyz, first run (unpacks)", ms(first_run, 0), "1 run", "-"))
     if pyz is None:
         rows.append(("(b) pyz", "not measured", "-", "-"))
     table(("first answer", "median", "range", "CPU to exit"), rows)
-    print("  (c) and (e): process start to a line the child prints once the imports are done; "
-          "no BRAVE_API_KEY, so (a) and (b) serve the default configuration (Wikipedia)")
+    print(
+        "  (c) and (e): process start to a line the child prints once the imports are done; "
+        "no BRAVE_API_KEY, so (a) and (b) serve the default configuration (Wikipedia)"
+    )
     print("  CPU to exit: the child's user + system time from start to exit (end of input)")
     for note in notes:
         print(f"  {note}")
@@ -771,8 +946,10 @@ def section_start(runs: int, workdir: Path, pyz_path: Path | None) -> None:
 
 
 def section_memory(runs: int, workdir: Path) -> None:
-    print(f"3. Idle memory: VmRSS after answering server/discover and {IDLE_WAIT_S:.0f} s idle "
-          f"(median of {runs} runs)")
+    print(
+        f"3. Idle memory: VmRSS after answering server/discover and {IDLE_WAIT_S:.0f} s idle "
+        f"(median of {runs} runs)"
+    )
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     env = clean_env(home)
@@ -787,10 +964,16 @@ def section_memory(runs: int, workdir: Path) -> None:
     rows = [
         ("reference: Rust build, musl (book, LIM-M1)", "10.9 MiB", "idle median, 20 runs"),
         ("aim (issue)", f"< bare + 10 MiB = {mib(statistics.median(bare) + 10 * 1024)}", "-"),
-        ("rypsok serve (stdio, default configuration)", mib(statistics.median(ours)),
-         f"{mib(min(ours))} .. {mib(max(ours))}"),
-        ("bare SDK low-level server, one tool", mib(statistics.median(bare)),
-         f"{mib(min(bare))} .. {mib(max(bare))}"),
+        (
+            "rypsok serve (stdio, default configuration)",
+            mib(statistics.median(ours)),
+            f"{mib(min(ours))} .. {mib(max(ours))}",
+        ),
+        (
+            "bare SDK low-level server, one tool",
+            mib(statistics.median(bare)),
+            f"{mib(min(bare))} .. {mib(max(bare))}",
+        ),
         ("difference", mib(difference), "-"),
     ]
     table(("VmRSS", "median", "range"), rows)
@@ -811,26 +994,45 @@ def mib(kib: float) -> str:
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join("-" * w for w in widths)
-    print("  " + "  ".join(h.ljust(w) if i == 0 else h.rjust(w)
-                           for i, (h, w) in enumerate(zip(header, widths, strict=True))))
+    print(
+        "  "
+        + "  ".join(
+            h.ljust(w) if i == 0 else h.rjust(w)
+            for i, (h, w) in enumerate(zip(header, widths, strict=True))
+        )
+    )
     print("  " + line)
     for row in rows:
-        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        print(
+            "  "
+            + "  ".join(
+                str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmarks of rypsok (figures, no asserts).")
-    parser.add_argument("--searches", type=int, default=None,
-                        help="searches per row of section 1 (default 1000, --quick 100)")
-    parser.add_argument("--quick", action="store_true",
-                        help="100 searches, 3 cold starts, 1 memory run")
-    parser.add_argument("--only", choices=("search", "cache", "start", "memory"),
-                        action="append",
-                        help="run only this section (repeatable)")
+    parser.add_argument(
+        "--searches",
+        type=int,
+        default=None,
+        help="searches per row of section 1 (default 1000, --quick 100)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="100 searches, 3 cold starts, 1 memory run"
+    )
+    parser.add_argument(
+        "--only",
+        choices=("search", "cache", "start", "memory"),
+        action="append",
+        help="run only this section (repeatable)",
+    )
     parser.add_argument("--pyz", type=Path, help="use this rypsok.pyz instead of building one")
-    parser.add_argument("--profile", action="store_true",
-                        help="also print a cProfile of the searches of section 1")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print a cProfile of the searches of section 1"
+    )
     args = parser.parse_args(argv)
     count = args.searches or (100 if args.quick else 1000)
     if count < 1:
@@ -841,8 +1043,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path.insert(0, str(REPO))
     import rypsok
 
-    print(f"rypsok {rypsok.__version__}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs, {sys.platform}")
+    print(
+        f"rypsok {rypsok.__version__}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs, {sys.platform}"
+    )
     print()
     with tempfile.TemporaryDirectory(prefix="rypsok-bench-") as tmp:
         workdir = Path(tmp)

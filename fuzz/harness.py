@@ -25,9 +25,7 @@ except ImportError:  # pytest runs the seeds without the fuzzer
 INSTRUMENTED: tuple[str, ...] = ("rypsok",)
 
 
-def instrumented(
-    module: str, extra: Sequence[str] = ()
-) -> contextlib.AbstractContextManager[Any]:
+def instrumented(module: str, extra: Sequence[str] = ()) -> contextlib.AbstractContextManager[Any]:
     """Import the code under test inside this block so atheris sees its branches.
 
     Only when the target runs as the fuzzer (``module`` is ``__main__``): imported by
@@ -36,7 +34,8 @@ def instrumented(
     if atheris is None or module != "__main__":
         return contextlib.nullcontext()
     hook: contextlib.AbstractContextManager[Any] = atheris.instrument_imports(
-        include=[*INSTRUMENTED, *extra])
+        include=[*INSTRUMENTED, *extra]
+    )
     return hook
 
 
@@ -69,12 +68,12 @@ class Input:
         return choices[self.byte() % len(choices)]
 
     def take(self, size: int) -> bytes:
-        chunk = self._data[self._pos:self._pos + size]
+        chunk = self._data[self._pos : self._pos + size]
         self._pos += len(chunk)
         return chunk
 
     def rest(self) -> bytes:
-        chunk = self._data[self._pos:]
+        chunk = self._data[self._pos :]
         self._pos = len(self._data)
         return chunk
 
@@ -90,5 +89,5 @@ def as_text(data: bytes, wide: bool) -> str:
     if not wide:
         return data.decode("utf-8", "surrogateescape")
     return "".join(
-        chr(int.from_bytes(data[i:i + 3], "big") % 0x110000) for i in range(0, len(data), 3)
+        chr(int.from_bytes(data[i : i + 3], "big") % 0x110000) for i in range(0, len(data), 3)
     )

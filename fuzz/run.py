@@ -132,7 +132,9 @@ def _command(python: str, target: str, seconds: int, args: argparse.Namespace) -
     crashes = CRASHES / target
     extra = [f"-dict={FUZZ / 'dicts' / DICTS[target]}"] if target in DICTS else []
     return [
-        python, "-m", f"fuzz.targets.{target}",
+        python,
+        "-m",
+        f"fuzz.targets.{target}",
         f"-max_total_time={seconds}",
         f"-timeout={args.timeout}",
         f"-rss_limit_mb={args.rss_limit_mb}",
@@ -161,8 +163,12 @@ def run_target(target: str, args: argparse.Namespace) -> Report:
             command = _command(args.python, target, left, args)
             try:
                 done = subprocess.run(  # noqa: S603 - our own interpreter and arguments
-                    command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    timeout=left + GRACE_S, check=False,
+                    command,
+                    cwd=ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    timeout=left + GRACE_S,
+                    check=False,
                 )
             except subprocess.TimeoutExpired as stuck:
                 log.write(stuck.output or b"")
@@ -184,8 +190,11 @@ def run_target(target: str, args: argparse.Namespace) -> Report:
                 report.crashes.append(crash)
             # A crash the seeds themselves trigger comes back at every start: the
             # second bound keeps --keep-going from restarting on it until time is up.
-            if (not args.keep_going or len(report.crashes) >= args.max_crashes
-                    or report.starts >= 2 * args.max_crashes):
+            if (
+                not args.keep_going
+                or len(report.crashes) >= args.max_crashes
+                or report.starts >= 2 * args.max_crashes
+            ):
                 break
     report.seconds = round(time.monotonic() - started, 1)
     return report
@@ -210,8 +219,10 @@ def _account(report: Report, output: bytes) -> None:
 
 
 def _table(reports: list[Report]) -> str:
-    head = f"{'target':<16} {'seconds':>7} {'executions':>11} {'cov':>6} {'ft':>7} " \
-           f"{'corpus':>6} {'rss MB':>6}  result"
+    head = (
+        f"{'target':<16} {'seconds':>7} {'executions':>11} {'cov':>6} {'ft':>7} "
+        f"{'corpus':>6} {'rss MB':>6}  result"
+    )
     lines = [head, "-" * len(head)]
     for r in reports:
         if r.error:
@@ -220,8 +231,10 @@ def _table(reports: list[Report]) -> str:
             result = f"{len(r.crashes)} crash(es)"
         else:
             result = "ok"
-        lines.append(f"{r.target:<16} {r.seconds:>7} {r.executions:>11} {r.coverage:>6} "
-                     f"{r.features:>7} {r.corpus:>6} {r.peak_rss_mb:>6}  {result}")
+        lines.append(
+            f"{r.target:<16} {r.seconds:>7} {r.executions:>11} {r.coverage:>6} "
+            f"{r.features:>7} {r.corpus:>6} {r.peak_rss_mb:>6}  {result}"
+        )
         for c in r.crashes:
             lines.append(f"    {c.kind}: {c.summary}")
             if c.where:
@@ -232,24 +245,38 @@ def _table(reports: list[Report]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="fuzz/run.py", description=__doc__.split("\n\n")[0],
+        prog="fuzz/run.py",
+        description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("targets", nargs="*", help="targets to run (default: all)")
     parser.add_argument("--seconds", type=int, default=60, help="fuzzing time per target")
-    parser.add_argument("--jobs", type=int, choices=(1, 2), default=1,
-                        help="targets run at once (default 1)")
-    parser.add_argument("--timeout", type=int, default=10,
-                        help="seconds one input may take before it is a hang")
+    parser.add_argument(
+        "--jobs", type=int, choices=(1, 2), default=1, help="targets run at once (default 1)"
+    )
+    parser.add_argument(
+        "--timeout", type=int, default=10, help="seconds one input may take before it is a hang"
+    )
     parser.add_argument("--rss-limit-mb", type=int, default=2048, help="memory bound per target")
-    parser.add_argument("--keep-going", action="store_true",
-                        help="start a target again after a crash, for the time left")
-    parser.add_argument("--max-crashes", type=int, default=5,
-                        help="distinct crashes per target before it stops (with --keep-going)")
-    parser.add_argument("--fresh", action="store_true",
-                        help="forget the working corpus: start from the seeds alone")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter with atheris installed (default: this one)")
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="start a target again after a crash, for the time left",
+    )
+    parser.add_argument(
+        "--max-crashes",
+        type=int,
+        default=5,
+        help="distinct crashes per target before it stops (with --keep-going)",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="forget the working corpus: start from the seeds alone"
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter with atheris installed (default: this one)",
+    )
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
     args = parser.parse_args(argv)
@@ -265,7 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds < 1:
         parser.error("--seconds must be at least 1")
     probe = subprocess.run(  # noqa: S603 - fail early, with one clear line
-        [args.python, "-c", "import atheris"], capture_output=True, check=False,
+        [args.python, "-c", "import atheris"],
+        capture_output=True,
+        check=False,
     )
     if probe.returncode != 0:
         sys.stderr.write(f"fuzz/run.py: atheris cannot be imported by {args.python}\n")
@@ -274,16 +303,19 @@ def main(argv: list[str] | None = None) -> int:
         for target in targets:
             shutil.rmtree(WORK / target, ignore_errors=True)
 
-    sys.stderr.write(f"fuzz/run.py: {len(targets)} target(s), {args.seconds} s each, "
-                     f"{args.jobs} at a time\n")
+    sys.stderr.write(
+        f"fuzz/run.py: {len(targets)} target(s), {args.seconds} s each, {args.jobs} at a time\n"
+    )
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         reports = list(pool.map(lambda t: _announce(run_target(t, args)), targets))
 
     sys.stdout.write(_table(reports) + "\n")
     failed = [r.target for r in reports if not r.ok]
     total = sum(r.executions for r in reports)
-    sys.stdout.write(f"fuzz: {len(reports)} target(s), {total} executions, "
-                     f"{len(failed)} failed{': ' + ', '.join(failed) if failed else ''}\n")
+    sys.stdout.write(
+        f"fuzz: {len(reports)} target(s), {total} executions, "
+        f"{len(failed)} failed{': ' + ', '.join(failed) if failed else ''}\n"
+    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([asdict(r) for r in reports], indent=2) + "\n")
@@ -292,8 +324,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _announce(report: Report) -> Report:
     state = "ok" if report.ok else ("crashed" if report.crashes else "error")
-    sys.stderr.write(f"fuzz/run.py: {report.target}: {report.executions} executions, "
-                     f"{state}\n")
+    sys.stderr.write(f"fuzz/run.py: {report.target}: {report.executions} executions, {state}\n")
     return report
 
 

@@ -27,8 +27,9 @@ def run_check(cli_path: str | None, env: Mapping[str, str], err: TextIO) -> int:
     except TrustStoreError as exc:
         trust_problem = str(exc)
     if trust_problem is not None:
-        err.write(f"{PREFIX}configuration from {source.description} is valid, but rypsok "
-                  "cannot start\n")
+        err.write(
+            f"{PREFIX}configuration from {source.description} is valid, but rypsok cannot start\n"
+        )
         err.write(f"{PREFIX}error: trust store: {TRUST_STORE_FAILED}: {trust_problem}\n")
         return 1
     err.write(f"{PREFIX}configuration from {source.description} is valid\n")

@@ -25,17 +25,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rypsok", description="Meta-search and page reading for AI agents, "
-                     "over the Model Context Protocol.")
+    parser = _Parser(
+        prog="rypsok",
+        description="Meta-search and page reading for AI agents, over the Model Context Protocol.",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     serve = commands.add_parser("serve", help="serve MCP on stdio or Streamable HTTP")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    serve.add_argument("--config", metavar="PATH", help="the configuration file "
-                       "(else RYPSOK_CONFIG, else the defaults)")
+    serve.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the configuration file (else RYPSOK_CONFIG, else the defaults)",
+    )
     check = commands.add_parser("check", help="validate a configuration and print its effect")
-    check.add_argument("--config", metavar="PATH", help="the configuration file "
-                       "(else RYPSOK_CONFIG, else the defaults)")
+    check.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the configuration file (else RYPSOK_CONFIG, else the defaults)",
+    )
     return parser
 
 

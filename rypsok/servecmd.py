@@ -35,8 +35,10 @@ def prepare(cli_path: str | None, env: Mapping[str, str]) -> tuple[Config, ssl.S
         if engine.enabled and engine.admission.scraping:
             log.warn("scraping_enabled", engine=engine.id)
     if config.logging.log_queries:
-        log.warn("log_queries_enabled",
-                 message="query text is written to debug events; turn it off after diagnosis")
+        log.warn(
+            "log_queries_enabled",
+            message="query text is written to debug events; turn it off after diagnosis",
+        )
     return config, tls
 
 

@@ -53,16 +53,27 @@ def check(path: Path | str | None, env: Mapping[str, str] | None = None) -> Run:
     return Run(code, "", err.getvalue())
 
 
-def cli(*args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None,
-        timeout: float = 60) -> Run:
+def cli(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    timeout: float = 60,
+) -> Run:
     """python -m rypsok as a child process."""
     proc = subprocess.run(
-        [sys.executable, "-m", "rypsok", *args], input=stdin if stdin is not None else b"",
-        capture_output=True, env=dict(clean_env() if env is None else env), cwd=REPO,
-        timeout=timeout, check=False,
+        [sys.executable, "-m", "rypsok", *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env=dict(clean_env() if env is None else env),
+        cwd=REPO,
+        timeout=timeout,
+        check=False,
     )
-    return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"),
-               proc.stderr.decode("utf-8", "replace"))
+    return Run(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
 
 
 @pytest.fixture

@@ -107,10 +107,15 @@ def _answer(provider: Provider, seen: Seen) -> Reply:
         chosen = provider.ddg
         return chosen(seen) if callable(chosen) else chosen
     if seen.host == WIKI and seen.path == "/w/api.php":
-        hits = [{"ns": 0, "title": t, "pageid": i, "snippet": s, "timestamp": d}
-                for i, (t, s, d) in enumerate(provider.wikipedia)]
-        body = {"requestid": seen.params.get("requestid", ["en"])[0], "batchcomplete": "",
-                "query": {"search": hits}}
+        hits = [
+            {"ns": 0, "title": t, "pageid": i, "snippet": s, "timestamp": d}
+            for i, (t, s, d) in enumerate(provider.wikipedia)
+        ]
+        body = {
+            "requestid": seen.params.get("requestid", ["en"])[0],
+            "batchcomplete": "",
+            "query": {"search": hits},
+        }
         return Reply(200, json.dumps(body).encode(), "application/json")
     return Reply(404, b"not here", "text/plain")
 

@@ -29,15 +29,24 @@ def fixture(engine: str, name: str) -> Response:
 
 
 def wikipedia(titles: list[str], edition: str = "en") -> Response:
-    search = [{"ns": 0, "title": t, "pageid": i, "snippet": f"About <b>{t}</b>",
-               "timestamp": "2026-09-01T00:00:00Z"} for i, t in enumerate(titles)]
+    search = [
+        {
+            "ns": 0,
+            "title": t,
+            "pageid": i,
+            "snippet": f"About <b>{t}</b>",
+            "timestamp": "2026-09-01T00:00:00Z",
+        }
+        for i, t in enumerate(titles)
+    ]
     body = {"requestid": edition, "batchcomplete": "", "query": {"search": search}}
     return Response(200, (("content-type", "application/json"),), json.dumps(body).encode())
 
 
 def brave(urls: list[str]) -> Response:
-    results = [{"title": f"Page {i}", "url": u, "description": f"Text {i}"}
-               for i, u in enumerate(urls)]
+    results = [
+        {"title": f"Page {i}", "url": u, "description": f"Text {i}"} for i, u in enumerate(urls)
+    ]
     body = {"type": "search", "web": {"type": "search", "results": results}}
     return Response(200, (("content-type", "application/json"),), json.dumps(body).encode())
 
@@ -50,12 +59,20 @@ class FakeClient:
     by_host: dict[str, Behaviour] = field(default_factory=dict)
     delays: dict[str, float] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, list[str]], tuple[tuple[str, str], ...]]] = field(
-        default_factory=list)
+        default_factory=list
+    )
     cancelled: list[str] = field(default_factory=list)
 
-    async def get(self, url: str, *, headers: Any = (), max_bytes: int,
-                  connect_timeout_s: float, total_timeout_s: float,
-                  allow_http: bool = False) -> Response:
+    async def get(
+        self,
+        url: str,
+        *,
+        headers: Any = (),
+        max_bytes: int,
+        connect_timeout_s: float,
+        total_timeout_s: float,
+        allow_http: bool = False,
+    ) -> Response:
         parts = urlsplit(url)
         host = parts.hostname or ""
         self.calls.append((host, parse_qs(parts.query), tuple(headers)))

@@ -13,18 +13,19 @@ META = {
 }
 
 
-def request(request_id: int, method: str, params: dict[str, Any] | None = None,
-            modern: bool = True) -> dict[str, Any]:
+def request(
+    request_id: int, method: str, params: dict[str, Any] | None = None, modern: bool = True
+) -> dict[str, Any]:
     body = dict(params or {})
     if modern:
         body["_meta"] = META
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body}
 
 
-def call(request_id: int, name: str, arguments: dict[str, Any] | None = None,
-         modern: bool = True) -> dict[str, Any]:
-    return request(request_id, "tools/call", {"name": name, "arguments": arguments or {}},
-                   modern)
+def call(
+    request_id: int, name: str, arguments: dict[str, Any] | None = None, modern: bool = True
+) -> dict[str, Any]:
+    return request(request_id, "tools/call", {"name": name, "arguments": arguments or {}}, modern)
 
 
 def lines(*messages: dict[str, Any]) -> bytes:
@@ -40,8 +41,15 @@ def answers(stdout: str) -> dict[Any, dict[str, Any]]:
 
 
 HANDSHAKE = [
-    {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "tests", "version": "1"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "tests", "version": "1"},
+        },
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
 ]

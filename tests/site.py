@@ -80,7 +80,7 @@ def site(pages: dict[str, Any] | None = None, *, tls: bool = True) -> Iterator[S
             try:
                 if page.drip_s:
                     for i in range(len(body)):
-                        self.wfile.write(body[i:i + 1])
+                        self.wfile.write(body[i : i + 1])
                         self.wfile.flush()
                         time.sleep(page.drip_s)
                 else:

@@ -16,9 +16,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 SAMPLE = [
-    ("Rust (programming language)", "<span class=\"searchmatch\">Rust</span> is a "
-     "general-purpose programming language emphasizing performance, type safety, and "
-     "concurrency.", "2026-09-01T10:00:00Z"),
+    (
+        "Rust (programming language)",
+        '<span class="searchmatch">Rust</span> is a '
+        "general-purpose programming language emphasizing performance, type safety, and "
+        "concurrency.",
+        "2026-09-01T10:00:00Z",
+    ),
     ("Rust & Bone", "Rust and Bone is a 2012 romantic drama film", "2026-07-19T10:00:00Z"),
 ]
 
@@ -35,11 +39,16 @@ def _misbehave(handler: BaseHTTPRequestHandler, how: str) -> None:
         handler.end_headers()
         return
     if how == "huge":
-        body = b'{"query": {"search": [' + b'{"title": "PROVIDER-TEXT", "snippet": "x"},' * (
-            2 * 1024 * 1024 // 40) + b"]}}"
+        body = (
+            b'{"query": {"search": ['
+            + b'{"title": "PROVIDER-TEXT", "snippet": "x"},' * (2 * 1024 * 1024 // 40)
+            + b"]}}"
+        )
     elif how == "html":
-        body = (b"<html><body><h1>PROVIDER-TEXT: are you a robot?</h1>"
-                b"<form action='/challenge'></form></body></html>")
+        body = (
+            b"<html><body><h1>PROVIDER-TEXT: are you a robot?</h1>"
+            b"<form action='/challenge'></form></body></html>"
+        )
     elif how == "garbage":
         body = bytes(range(256)) * 64
     elif how == "trickle":
@@ -62,8 +71,11 @@ def _misbehave(handler: BaseHTTPRequestHandler, how: str) -> None:
 
 
 @contextmanager
-def mediawiki(results: list[tuple[str, str, str]] | None = None,
-              delay_s: float = 0.0, hostile: str | None = None) -> Iterator[dict[str, Any]]:
+def mediawiki(
+    results: list[tuple[str, str, str]] | None = None,
+    delay_s: float = 0.0,
+    hostile: str | None = None,
+) -> Iterator[dict[str, Any]]:
     """Serve /w/api.php; yields {"base_url": ..., "queries": [...]}."""
     state: dict[str, Any] = {"queries": [], "user_agents": []}
     rows = SAMPLE if results is None else results
@@ -82,10 +94,17 @@ def mediawiki(results: list[tuple[str, str, str]] | None = None,
             if hostile is not None:
                 _misbehave(self, hostile)
                 return
-            search = [{"ns": 0, "title": t, "pageid": i, "snippet": s, "timestamp": d}
-                      for i, (t, s, d) in enumerate(rows)]
-            body = json.dumps({"requestid": params.get("requestid", ["en"])[0],
-                               "batchcomplete": "", "query": {"search": search}}).encode()
+            search = [
+                {"ns": 0, "title": t, "pageid": i, "snippet": s, "timestamp": d}
+                for i, (t, s, d) in enumerate(rows)
+            ]
+            body = json.dumps(
+                {
+                    "requestid": params.get("requestid", ["en"])[0],
+                    "batchcomplete": "",
+                    "query": {"search": search},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

@@ -8,14 +8,82 @@ from hypothesis import strategies as st
 from rypsok.core import boundary
 
 WORDS = [
-    "ignore", "all", "previous", "instructions", "you", "are", "now", "dan", "from", "on",
-    "will", "act", "attention", "ai", "llm", ":", "!", "dear", "if", "an", "reading", "this",
-    "new", "reveal", "your", "system", "prompt", "<|", "im_start", "|>", "[inst]", "<<sys>>",
-    "<start_of_turn>", "###", "instruction", "assistant", "</", "results", ">", "end of",
-    "search", "begin", "untrusted", "content", "ignoriere", "vorherigen", "anweisungen",
-    "oublie", "consignes", "précédentes", "olvida", "instrucciones", "anteriores", "игнорируй",
-    "предыдущие", "инструкции", "忽略", "之前", "的", "指令", "これまで", "の", "指示", "を", "無視",
-    "이전", "지시", "를", "무시", "the", "above", "and", "then", "-", ".", ",",
+    "ignore",
+    "all",
+    "previous",
+    "instructions",
+    "you",
+    "are",
+    "now",
+    "dan",
+    "from",
+    "on",
+    "will",
+    "act",
+    "attention",
+    "ai",
+    "llm",
+    ":",
+    "!",
+    "dear",
+    "if",
+    "an",
+    "reading",
+    "this",
+    "new",
+    "reveal",
+    "your",
+    "system",
+    "prompt",
+    "<|",
+    "im_start",
+    "|>",
+    "[inst]",
+    "<<sys>>",
+    "<start_of_turn>",
+    "###",
+    "instruction",
+    "assistant",
+    "</",
+    "results",
+    ">",
+    "end of",
+    "search",
+    "begin",
+    "untrusted",
+    "content",
+    "ignoriere",
+    "vorherigen",
+    "anweisungen",
+    "oublie",
+    "consignes",
+    "précédentes",
+    "olvida",
+    "instrucciones",
+    "anteriores",
+    "игнорируй",
+    "предыдущие",
+    "инструкции",
+    "忽略",
+    "之前",
+    "的",
+    "指令",
+    "これまで",
+    "の",
+    "指示",
+    "を",
+    "無視",
+    "이전",
+    "지시",
+    "를",
+    "무시",
+    "the",
+    "above",
+    "and",
+    "then",
+    "-",
+    ".",
+    ",",
 ]
 
 
@@ -28,9 +96,11 @@ def _unfiltered(text: str, patterns: tuple[object, ...]) -> bool:
 def test_anchored_checks_agree_with_every_pattern(words: list[str], joiner: str) -> None:
     text = joiner.join(words)
     assert boundary._any_match(text, boundary._LATIN_CHECKS) == _unfiltered(
-        text, boundary._LATIN_PATTERNS)
+        text, boundary._LATIN_PATTERNS
+    )
     assert boundary._any_match(text, boundary._OTHER_CHECKS) == _unfiltered(
-        text, boundary._OTHER_PATTERNS)
+        text, boundary._OTHER_PATTERNS
+    )
 
 
 def test_every_pattern_has_its_anchors() -> None:
@@ -38,9 +108,33 @@ def test_every_pattern_has_its_anchors() -> None:
     assert len(boundary._OTHER_ANCHORS) == len(boundary._OTHER_PATTERNS)
 
 
-ALPHABET = ["a", "b", " ", "\t", "\u200d", "\u200c", "\ufe0f", "\ufe0e", "\U0001f468",
-            "\U0001f469", "\U0001f3fd", "\u20e3", "1", "\u0915", "\u094d", "\u0937", "\u0645",
-            "\u06cc", "\U000e0067", "\U0001f3f4", "\u200b", "\u00ad", "\u202e", "\x07", "é"]
+ALPHABET = [
+    "a",
+    "b",
+    " ",
+    "\t",
+    "\u200d",
+    "\u200c",
+    "\ufe0f",
+    "\ufe0e",
+    "\U0001f468",
+    "\U0001f469",
+    "\U0001f3fd",
+    "\u20e3",
+    "1",
+    "\u0915",
+    "\u094d",
+    "\u0937",
+    "\u0645",
+    "\u06cc",
+    "\U000e0067",
+    "\U0001f3f4",
+    "\u200b",
+    "\u00ad",
+    "\u202e",
+    "\x07",
+    "é",
+]
 
 
 @settings(max_examples=400, deadline=None)

@@ -42,8 +42,10 @@ from tests.standin import mediawiki
 from tests.test_search_pipeline import BRAVE, WIKI, make
 
 CACHE_ON = "[cache]\nenabled = true\n"
-WIKI_ONLY = ('[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
-             'preference = 10\n')
+WIKI_ONLY = (
+    '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
+    "preference = 10\n"
+)
 FROM_CACHE = {"code": "from_cache", "engine": "wikipedia"}
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -64,20 +66,35 @@ def brave_calls(fake: FakeClient) -> int:
 
 
 def query(**changes: Any) -> EngineQuery:
-    base = EngineQuery(query="rust", category="general", language="en", region="US",
-                       safe_search="moderate", time_range=None, count=10)
+    base = EngineQuery(
+        query="rust",
+        category="general",
+        language="en",
+        region="US",
+        safe_search="moderate",
+        time_range=None,
+        count=10,
+    )
     return dataclasses.replace(base, **changes)
 
 
 def answer(*titles: str, markup: bool = True) -> tuple[RawResult, ...]:
-    return tuple(RawResult(f"https://e.example/{i}", t, f"about {t}", None, markup)
-                 for i, t in enumerate(titles))
+    return tuple(
+        RawResult(f"https://e.example/{i}", t, f"about {t}", None, markup)
+        for i, t in enumerate(titles)
+    )
 
 
-def unit(clock: FakeClock, ttl_s: float = 300, max_entries: int = 1000,
-         max_entry_bytes: int = 32768) -> ResultCache:
-    return ResultCache(ttl_s=ttl_s, max_entries=max_entries, max_entry_bytes=max_entry_bytes,
-                       clock=clock, sweep=False)
+def unit(
+    clock: FakeClock, ttl_s: float = 300, max_entries: int = 1000, max_entry_bytes: int = 32768
+) -> ResultCache:
+    return ResultCache(
+        ttl_s=ttl_s,
+        max_entries=max_entries,
+        max_entry_bytes=max_entry_bytes,
+        clock=clock,
+        sweep=False,
+    )
 
 
 def fake_clock_cache(core: Rypsok, clock: FakeClock) -> ResultCache:
@@ -115,8 +132,9 @@ class Decoded:
         return request
 
     def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
-        return [dataclasses.replace(r, markup=False)
-                for r in self.inner.parse(status, header, body)]
+        return [
+            dataclasses.replace(r, markup=False) for r in self.inner.parse(status, header, body)
+        ]
 
 
 class Canned:
@@ -139,8 +157,13 @@ class Canned:
 
 
 def markup_response(title: str, snippet: str) -> Response:
-    hit = {"ns": 0, "title": title, "pageid": 1, "snippet": snippet,
-           "timestamp": "2026-09-01T00:00:00Z"}
+    hit = {
+        "ns": 0,
+        "title": title,
+        "pageid": 1,
+        "snippet": snippet,
+        "timestamp": "2026-09-01T00:00:00Z",
+    }
     body = {"requestid": "en", "batchcomplete": "", "query": {"search": [hit]}}
     return Response(200, (("content-type", "application/json"),), json.dumps(body).encode())
 
@@ -218,12 +241,19 @@ def test_req_cache_003_every_field_of_the_key_separates_entries() -> None:
     cache.put(stored, answer("A"))
     assert cache.get(CacheKey("wikipedia", "alice", query())) == answer("A")
     others = [CacheKey("wikipedia_b", "alice", query()), CacheKey("wikipedia", "bob", query())]
-    changes: dict[str, Any] = {"query": "rust ", "category": "science", "language": "de",
-                               "region": "DE", "safe_search": "strict", "time_range": "week",
-                               "count": 20}
+    changes: dict[str, Any] = {
+        "query": "rust ",
+        "category": "science",
+        "language": "de",
+        "region": "DE",
+        "safe_search": "strict",
+        "time_range": "week",
+        "count": 20,
+    }
     assert set(changes) == {f.name for f in dataclasses.fields(EngineQuery)}
-    others += [CacheKey("wikipedia", "alice", query(**{name: value}))
-               for name, value in changes.items()]
+    others += [
+        CacheKey("wikipedia", "alice", query(**{name: value})) for name, value in changes.items()
+    ]
     for key in others:
         assert cache.get(key) is None, key
 
@@ -254,17 +284,35 @@ def test_req_cache_007_an_expired_entry_leaves_memory_without_another_call() -> 
 def test_req_cache_007_the_cache_module_writes_nothing_to_disk() -> None:
     source = (REPO / "rypsok" / "core" / "search" / "cache.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
-    called = {node.func.id for node in ast.walk(tree)
-              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    called = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
     assert "open" not in called
     attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     assert not attributes & {"write_text", "write_bytes", "open", "dump", "mkdir"}
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.Import | ast.ImportFrom)
-                for alias in (node.names if isinstance(node, ast.Import) else
-                              [ast.alias(node.module or "")])}
-    assert not imported & {"os", "io", "pathlib", "shelve", "pickle", "sqlite3", "dbm",
-                           "tempfile", "shutil", "marshal", "json"}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert not imported & {
+        "os",
+        "io",
+        "pathlib",
+        "shelve",
+        "pickle",
+        "sqlite3",
+        "dbm",
+        "tempfile",
+        "shutil",
+        "marshal",
+        "json",
+    }
 
 
 def test_req_cmp_007_eligibility_is_the_admission_record() -> None:
@@ -341,10 +389,14 @@ def test_req_cmp_007_every_engine_type_follows_its_record_with_the_cache_on(
 ) -> None:
     # Every type this build knows, DuckDuckGo included, each with canned answers: only the
     # types whose record allows storage are answered from the cache.
-    body = ("[scraping]\nenabled = true\n" + CACHE_ON + WIKI_ONLY +
-            '[engines.brave]\ntype = "brave"\ncategories = ["general"]\npreference = 20\n'
-            'api_key_env = "BRAVE_API_KEY"\n'
-            '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\npreference = 30\n')
+    body = (
+        "[scraping]\nenabled = true\n"
+        + CACHE_ON
+        + WIKI_ONLY
+        + '[engines.brave]\ntype = "brave"\ncategories = ["general"]\npreference = 20\n'
+        'api_key_env = "BRAVE_API_KEY"\n'
+        '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\npreference = 30\n'
+    )
     core, fake = make(tmp_path, body)
     drivers = dict(core.searches.drivers)
     assert set(drivers) == {"wikipedia", "brave", "ddg"}
@@ -387,7 +439,8 @@ def test_req_cache_003_an_entry_is_valid_only_for_its_caller_engine_and_paramete
     fake.by_host = {WIKI: wikipedia(["A"]), "de.wikipedia.org": wikipedia(["B"], "de")}
     search(core, query="rust")
     variants: list[dict[str, Any]] = [
-        {"query": "rust cargo"}, {"query": "rust", "language": "de"},
+        {"query": "rust cargo"},
+        {"query": "rust", "language": "de"},
         {"query": "rust", "category": "science"},
     ]
     for arguments in variants:
@@ -403,17 +456,22 @@ def test_req_cache_003_an_entry_is_valid_only_for_its_caller_engine_and_paramete
 def test_req_cache_003_the_key_is_the_caller_the_engine_and_the_engine_request(
     tmp_path: Path,
 ) -> None:
-    core, fake = make(tmp_path, CACHE_ON + '[search]\nresults_per_engine = 7\n' + WIKI_ONLY)
+    core, fake = make(tmp_path, CACHE_ON + "[search]\nresults_per_engine = 7\n" + WIKI_ONLY)
     fake.by_host = {WIKI: wikipedia(["A"])}
     search(core, "alice", query="rust", category="science")
     cache = core.searches.cache
     assert cache is not None
     (key,) = list(cache._lru)
     assert (key.caller, key.engine) == ("alice", "wikipedia")
-    assert key.request == EngineQuery(query="rust", category="science", language="en",
-                                      region=core.config.search.region,
-                                      safe_search=core.config.search.safe_search,
-                                      time_range=None, count=7)
+    assert key.request == EngineQuery(
+        query="rust",
+        category="science",
+        language="en",
+        region=core.config.search.region,
+        safe_search=core.config.search.safe_search,
+        time_range=None,
+        count=7,
+    )
 
 
 def test_req_cache_005_expiry_through_the_facade(tmp_path: Path) -> None:
@@ -554,8 +612,10 @@ def test_req_cache_006_a_cache_failure_only_costs_speed(tmp_path: Path) -> None:
     assert wiki_calls(fake) == 2  # uncached, as if the cache were off
     events = [json.loads(line) for line in logs.splitlines()]
     failed = [e for e in events if e["event"] == "cache_failed"]
-    assert {(e["stage"], e["error_type"]) for e in failed} == {("lookup", "RuntimeError"),
-                                                               ("store", "MemoryError")}
+    assert {(e["stage"], e["error_type"]) for e in failed} == {
+        ("lookup", "RuntimeError"),
+        ("store", "MemoryError"),
+    }
     assert "zebracorn" not in logs  # neither the key nor the exception's text is logged
 
 
@@ -581,15 +641,21 @@ def test_req_cache_002_only_web_search_uses_the_cache() -> None:
     for path in sorted((REPO / "rypsok").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n == "rypsok.core.search.cache" for n in names):
                 importers.append(path.relative_to(REPO).as_posix())
     assert importers == ["rypsok/core/search/pipeline.py"]
 
 
 def test_req_cache_007_a_cached_search_writes_nothing_to_disk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     core, fake = make(tmp_path, CACHE_ON + WIKI_ONLY)
     fake.by_host = {WIKI: wikipedia(["A"])}
@@ -649,19 +715,26 @@ def test_the_lead_observation_gives_the_provenance_of_a_merged_result() -> None:
 
 
 def test_req_cmp_007_check_warns_when_no_enabled_engine_allows_storage(write_config) -> None:
-    brave_only = ('config_version = 1\n' + CACHE_ON + '[engines.b]\ntype = "brave"\n'
-                  'categories = ["general"]\napi_key_env = "K"\n')
+    brave_only = (
+        "config_version = 1\n" + CACHE_ON + '[engines.b]\ntype = "brave"\n'
+        'categories = ["general"]\napi_key_env = "K"\n'
+    )
     run = check(write_config(brave_only))
     assert run.code == 0
     warned = [x for x in run.lines if x.startswith("rypsok: warning: cache.enabled: ")]
     assert warned == [
         "rypsok: warning: cache.enabled: the cache is on and no enabled engine allows its "
         "results to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
-        "nothing; turn the cache off, or enable an engine that allows storage"]
+        "nothing; turn the cache off, or enable an engine that allows storage"
+    ]
     with_wiki = check(write_config("config_version = 1\n" + CACHE_ON + WIKI_ONLY))
     assert not [x for x in with_wiki.lines if "warning: cache.enabled" in x]
-    off = check(write_config('config_version = 1\n[engines.b]\ntype = "brave"\n'
-                             'categories = ["general"]\napi_key_env = "K"\n'))
+    off = check(
+        write_config(
+            'config_version = 1\n[engines.b]\ntype = "brave"\n'
+            'categories = ["general"]\napi_key_env = "K"\n'
+        )
+    )
     assert not [x for x in off.lines if "warning: cache.enabled" in x]
 
 
@@ -677,29 +750,44 @@ def serve_dirs(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 
 
 def test_req_test_010_through_stdio_a_repeated_search_reaches_the_engine_once(
-    tmp_path: Path, serve_dirs: tuple[Path, Path],
+    tmp_path: Path,
+    serve_dirs: tuple[Path, Path],
 ) -> None:
     home, cwd = serve_dirs
     with mediawiki() as wiki:
         config = tmp_path / "rypsok.toml"
         config.write_text(
             # The stand-in's result URLs are on 127.0.0.1, kept only under an allow rule.
-            'config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n' + CACHE_ON +
-            '[engines.wikipedia]\ntype = "wikipedia"\n'
-            f'categories = ["general"]\nbase_url = "{wiki["base_url"]}"\n', encoding="utf-8")
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home),
-               "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-        proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve", "--config",
-                                 str(config)], cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            'config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n'
+            + CACHE_ON
+            + '[engines.wikipedia]\ntype = "wikipedia"\n'
+            f'categories = ["general"]\nbase_url = "{wiki["base_url"]}"\n',
+            encoding="utf-8",
+        )
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "PYTHONPATH": str(REPO),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rypsok", "serve", "--config", str(config)],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         watchdog = threading.Timer(60, proc.kill)
         watchdog.start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
             answers = []
             for request_id in (1, 2):  # one after the other: the second starts after the first
-                proc.stdin.write(json.dumps(call(request_id, "web_search",
-                                                 {"query": "zebracorn"})).encode() + b"\n")
+                proc.stdin.write(
+                    json.dumps(call(request_id, "web_search", {"query": "zebracorn"})).encode()
+                    + b"\n"
+                )
                 proc.stdin.flush()
                 answers.append(json.loads(proc.stdout.readline()))
             proc.stdin.close()  # end of input: a graceful shutdown

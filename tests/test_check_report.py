@@ -28,9 +28,24 @@ DEFAULT_LINES = [
     "rypsok: limits: outbound_in_flight=32 per_engine_in_flight=2 fetches_in_flight=4 "
     "parsing_in_flight=2 strict_mode_urls=10000 robots_cache_entries=1000",
 ]
-ORDER = ["configuration from", "search:", "tool rate limits", "tool call maxima", "engine ",
-         "categories served", "service.http:", "fetch:", "egress:", "privacy:", "logging:",
-         "cache:", "scraping:", "resilience:", "limits:", "memory:"]
+ORDER = [
+    "configuration from",
+    "search:",
+    "tool rate limits",
+    "tool call maxima",
+    "engine ",
+    "categories served",
+    "service.http:",
+    "fetch:",
+    "egress:",
+    "privacy:",
+    "logging:",
+    "cache:",
+    "scraping:",
+    "resilience:",
+    "limits:",
+    "memory:",
+]
 
 
 def test_req_ops_001_check_report_at_the_defaults_in_the_books_order() -> None:
@@ -50,30 +65,41 @@ def test_req_ops_001_check_report_at_the_defaults_in_the_books_order() -> None:
 
 def test_check_service_http_line_says_http2_is_not_served() -> None:
     line = next(x for x in check(None).lines if x.startswith("rypsok: service.http:"))
-    assert line.startswith("rypsok: service.http: bind=127.0.0.1:8737 callers=0 "
-                           "legacy_revisions=true max_connections=64 max_request_bytes=65536 "
-                           "idle_timeout_s=60 max_streams=16 request_timeout_s=30 "
-                           "max_sessions=256")
+    assert line.startswith(
+        "rypsok: service.http: bind=127.0.0.1:8737 callers=0 "
+        "legacy_revisions=true max_connections=64 max_request_bytes=65536 "
+        "idle_timeout_s=60 max_streams=16 request_timeout_s=30 "
+        "max_sessions=256"
+    )
     assert "HTTP/2 is not served" in line
 
 
 def test_check_fetch_line_at_the_defaults() -> None:
-    assert ("rypsok: fetch: ports=80,443 max_bytes=5242880 max_chars=3000 (ceiling 20000) "
-            "deadline_ms=10000 connect_timeout_ms=3000 max_redirects=5 robots_txt=true "
-            "follow_cross_host_redirects=false") in check(None).lines
+    assert (
+        "rypsok: fetch: ports=80,443 max_bytes=5242880 max_chars=3000 (ceiling 20000) "
+        "deadline_ms=10000 connect_timeout_ms=3000 max_redirects=5 robots_txt=true "
+        "follow_cross_host_redirects=false"
+    ) in check(None).lines
 
 
 def test_check_memory_line_has_every_share_and_names_the_build() -> None:
     line = next(x for x in check(None).lines if x.startswith("rypsok: memory:"))
-    assert re.fullmatch(r"rypsok: memory: worst case about \d+ MiB \(base \d+ \+ bodies 20 \+ "
-                        r"parses \d+ \+ sessions 15 \+ cache 0 MiB; an estimate for .+\)", line)
+    assert re.fullmatch(
+        r"rypsok: memory: worst case about \d+ MiB \(base \d+ \+ bodies 20 \+ "
+        r"parses \d+ \+ sessions 15 \+ cache 0 MiB; an estimate for .+\)",
+        line,
+    )
 
 
 def test_check_call_maxima_follow_the_deadlines(write_config) -> None:
-    path = write_config("config_version = 1\n[search]\ndeadline_ms = 4000\n[fetch]\n"
-                        "deadline_ms = 20000\n[service.http]\nrequest_timeout_s = 30\n")
-    assert ("rypsok: tool call maxima in ms: web_search=4300 web_fetch=21000; engine_status "
-            "answers from memory") in check(path).lines
+    path = write_config(
+        "config_version = 1\n[search]\ndeadline_ms = 4000\n[fetch]\n"
+        "deadline_ms = 20000\n[service.http]\nrequest_timeout_s = 30\n"
+    )
+    assert (
+        "rypsok: tool call maxima in ms: web_search=4300 web_fetch=21000; engine_status "
+        "answers from memory"
+    ) in check(path).lines
 
 
 def test_check_brave_line_with_the_key_ends_credential_resolved() -> None:
@@ -101,21 +127,29 @@ def test_check_invalid_file_lists_each_problem(write_config) -> None:
 WARNING = re.compile(r"rypsok: warning: [a-z_.\[\]0-9<>]+: [^;]+; .+")
 
 
-@pytest.mark.parametrize(("body", "key"), [
-    ('[egress]\nallow = ["10.0.0.0/8"]\n', "egress.allow[0]"),
-    ('[egress]\nallow = ["::/0"]\n', "egress.allow[0]"),
-    ('[privacy]\nsecret_detection = "off"\n', "privacy.secret_detection"),
-    ("[logging]\nlog_queries = true\n", "logging.log_queries"),
-    ("[fetch]\nrobots_txt = false\n", "fetch.robots_txt"),
-    ("[egress]\nallow_http = true\n", "egress.allow_http"),
-    ("[fetch]\nfollow_cross_host_redirects = true\n", "fetch.follow_cross_host_redirects"),
-    ('[scraping]\nenabled = true\n[engines.ddg]\ntype = "duckduckgo"\ncategories = '
-     '["general"]\n', "engines.ddg"),
-    ('[cache]\nenabled = true\n[engines.b]\ntype = "brave"\ncategories = ["general"]\n'
-     'api_key_env = "K"\n', "cache.enabled"),
-    ("[fetch]\nmax_bytes = 10485760\n[limits]\nfetches_in_flight = 64\n",
-     "memory"),
-])
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('[egress]\nallow = ["10.0.0.0/8"]\n', "egress.allow[0]"),
+        ('[egress]\nallow = ["::/0"]\n', "egress.allow[0]"),
+        ('[privacy]\nsecret_detection = "off"\n', "privacy.secret_detection"),
+        ("[logging]\nlog_queries = true\n", "logging.log_queries"),
+        ("[fetch]\nrobots_txt = false\n", "fetch.robots_txt"),
+        ("[egress]\nallow_http = true\n", "egress.allow_http"),
+        ("[fetch]\nfollow_cross_host_redirects = true\n", "fetch.follow_cross_host_redirects"),
+        (
+            '[scraping]\nenabled = true\n[engines.ddg]\ntype = "duckduckgo"\ncategories = '
+            '["general"]\n',
+            "engines.ddg",
+        ),
+        (
+            '[cache]\nenabled = true\n[engines.b]\ntype = "brave"\ncategories = ["general"]\n'
+            'api_key_env = "K"\n',
+            "cache.enabled",
+        ),
+        ("[fetch]\nmax_bytes = 10485760\n[limits]\nfetches_in_flight = 64\n", "memory"),
+    ],
+)
 def test_warnings_table_each_row_warns_and_keeps_exit_0(write_config, body: str, key: str) -> None:
     run = check(write_config("config_version = 1\n" + body))
     assert run.code == 0
@@ -125,8 +159,12 @@ def test_warnings_table_each_row_warns_and_keeps_exit_0(write_config, body: str,
 
 
 def test_narrow_allow_rules_do_not_warn(write_config) -> None:
-    run = check(write_config('config_version = 1\n[egress]\nallow = ["10.1.0.0/16", '
-                             '"fd00::/32", "wiki.corp.example"]\n'))
+    run = check(
+        write_config(
+            'config_version = 1\n[egress]\nallow = ["10.1.0.0/16", '
+            '"fd00::/32", "wiki.corp.example"]\n'
+        )
+    )
     assert not [x for x in run.lines if "warning" in x and "warning: memory:" not in x]
 
 
@@ -145,8 +183,12 @@ def test_non_loopback_bind_warns(write_config, tmp_path: Path) -> None:
     token = tmp_path / "t"
     token.write_text("q" * 40)
     token.chmod(0o600)
-    run = check(write_config(f'config_version = 1\n[service.http]\nbind = "192.0.2.1:8737"\n'
-                             f'[[service.http.auth.callers]]\nid = "a"\ntoken_file = "{token}"\n'))
+    run = check(
+        write_config(
+            f'config_version = 1\n[service.http]\nbind = "192.0.2.1:8737"\n'
+            f'[[service.http.auth.callers]]\nid = "a"\ntoken_file = "{token}"\n'
+        )
+    )
     assert [x for x in run.lines if x.startswith("rypsok: warning: service.http.bind: ")]
 
 
@@ -170,8 +212,17 @@ def test_check_never_prints_tokens_keys_rules_proxy_or_paths(write_config, tmp_p
     )
     run = check(write_config(body), clean_env(OPS_TOKEN="S" * 40))
     assert run.code == 0, run.err
-    for text in ("BSA-the-brave-key", "T" * 48, "S" * 40, "internal-secret", "hidden.example",
-                 "private-name", "secret-dir"):
+    for text in (
+        "BSA-the-brave-key",
+        "T" * 48,
+        "S" * 40,
+        "internal-secret",
+        "hidden.example",
+        "private-name",
+        "secret-dir",
+    ):
         assert text not in run.err, text
-    assert "rypsok: egress: allow_rules=1 deny_rules=1 allow_http=false strict_mode=false " \
-           "proxy=set" in run.lines
+    assert (
+        "rypsok: egress: allow_rules=1 deny_rules=1 allow_http=false strict_mode=false "
+        "proxy=set" in run.lines
+    )

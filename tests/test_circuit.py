@@ -106,4 +106,3 @@ def test_req_obs_004_every_opening_and_closing_is_told_once() -> None:
     assert told == [("opened", 45.0), ("closed", None)]
     circuit.record_success()
     assert len(told) == 2
-

@@ -16,8 +16,12 @@ def test_req_ops_001_version_prints_to_stdout_and_exits_0() -> None:
 
 
 def test_req_ops_001_usage_errors_exit_2_on_stderr() -> None:
-    for args in ((), ("frobnicate",), ("serve", "--transport", "carrier-pigeon"),
-                 ("check", "--bogus")):
+    for args in (
+        (),
+        ("frobnicate",),
+        ("serve", "--transport", "carrier-pigeon"),
+        ("check", "--bogus"),
+    ):
         run = cli(*args)
         assert run.code == 2, args
         assert run.out == ""
@@ -39,7 +43,9 @@ def test_req_ops_001_check_reads_rypsok_config_from_the_environment(write_config
 
 
 def test_req_cfg_005_serve_refuses_an_invalid_configuration_with_exit_1(write_config) -> None:
-    run = cli("serve", "--config", str(write_config('config_version = 1\n[search]\nx = "secret"\n')))
+    run = cli(
+        "serve", "--config", str(write_config('config_version = 1\n[search]\nx = "secret"\n'))
+    )
     assert run.code == 1 and run.out == ""
     events = [json.loads(line) for line in run.err.splitlines()]
     assert events[0]["event"] == "config_invalid" and events[0]["level"] == "error"
@@ -56,14 +62,18 @@ def test_req_ops_003_serve_logs_inactive_engines_at_start() -> None:
 
 
 def test_serve_warns_at_start_when_queries_are_logged(write_config) -> None:
-    run = cli("serve", "--config", str(write_config(
-        "config_version = 1\n[logging]\nlog_queries = true\nlevel = \"debug\"\n")))
+    run = cli(
+        "serve",
+        "--config",
+        str(write_config('config_version = 1\n[logging]\nlog_queries = true\nlevel = "debug"\n')),
+    )
     events = [json.loads(line) for line in run.err.splitlines()]
     assert any(e["event"] == "log_queries_enabled" and e["level"] == "warn" for e in events)
 
 
 def test_req_err_001_serve_shortens_the_interpreter_switch_interval(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Parsing threads must not hold the event loop off for the default 5 ms a turn:
     # deadlines are kept by the loop (measured by tools/soak.py under load).
     import sys

@@ -14,10 +14,35 @@ from rypsok.core.config.validate import TABLES, validate
 
 MARK = "ZQXsecret"
 KNOWN_KEYS = [
-    "max_results", "languages", "region", "deadline_ms", "bind", "callers", "allow", "deny",
-    "proxy", "type", "categories", "api_key_env", "api_key_file", "token_env", "token_file",
-    "enabled", "ports", "max_bytes", "level", "secret_detection", "base_url", "endpoint", "id",
-    "http", "auth", "ttl_s", "preference", "user_agent_contact", "allowed_hosts",
+    "max_results",
+    "languages",
+    "region",
+    "deadline_ms",
+    "bind",
+    "callers",
+    "allow",
+    "deny",
+    "proxy",
+    "type",
+    "categories",
+    "api_key_env",
+    "api_key_file",
+    "token_env",
+    "token_file",
+    "enabled",
+    "ports",
+    "max_bytes",
+    "level",
+    "secret_detection",
+    "base_url",
+    "endpoint",
+    "id",
+    "http",
+    "auth",
+    "ttl_s",
+    "preference",
+    "user_agent_contact",
+    "allowed_hosts",
 ]
 
 scalars = st.one_of(
@@ -36,8 +61,9 @@ values = st.recursive(
 )
 documents = st.dictionaries(
     st.sampled_from([*TABLES, "engines"]),
-    st.one_of(values, st.dictionaries(st.sampled_from([*KNOWN_KEYS, "w", "b"]), values,
-                                      max_size=6)),
+    st.one_of(
+        values, st.dictionaries(st.sampled_from([*KNOWN_KEYS, "w", "b"]), values, max_size=6)
+    ),
     max_size=8,
 )
 

@@ -65,17 +65,19 @@ def test_toml_syntax_error_has_line_and_column(write_config) -> None:
 
 def test_toml_syntax_error_repeats_no_text(write_config) -> None:
     secret = "sk-proj-SUPERSECRET0123456789abcdefghijkl"
-    found = problems_of(write_config(f'config_version = 1\nx = {secret}\n'))
+    found = problems_of(write_config(f"config_version = 1\nx = {secret}\n"))
     assert secret not in " ".join(found)
     assert found[0].startswith("TOML syntax error:") and "(line 2, column" in found[0]
 
 
 def test_duplicate_table_is_named_with_its_place(write_config) -> None:
     text = (
-        "config_version = 1\n[engines.w]\ntype = \"wikipedia\"\ncategories = [\"general\"]\n"
+        'config_version = 1\n[engines.w]\ntype = "wikipedia"\ncategories = ["general"]\n'
         "[engines.w]\n"
     )
-    assert problems_of(write_config(text)) == ["engines.w: defined more than once (line 5, column 10)"]
+    assert problems_of(write_config(text)) == [
+        "engines.w: defined more than once (line 5, column 10)"
+    ]
 
 
 def test_duplicate_key_is_named_with_its_place(write_config) -> None:

@@ -67,7 +67,8 @@ def _same_as_recorded(fresh: dict[str, str]) -> None:
         recorded = (RECORD.ANSWERS / name).read_text(encoding="utf-8")
         assert text == recorded, (
             f"examples/answers/{name} is not what the program answers now; run "
-            "tools/record-examples, review the diff, and commit it with the change")
+            "tools/record-examples, review the diff, and commit it with the change"
+        )
 
 
 @pytest.mark.parametrize("scenario", RECORD.SCENARIOS, ids=lambda s: s.name)
@@ -92,17 +93,34 @@ def test_req_doc_002_every_recorded_answer_has_a_scenario() -> None:
 def test_req_doc_002_the_recording_masks_only_what_varies() -> None:
     # A latency and the version are masked in the structure and in its text copy alike;
     # everything else is left as the program wrote it.
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 3, "result": {
-        "content": [{"type": "text", "text": RECORD.compact(
-            {"engines": [{"id": "w", "latency_ms": 41, "state": "closed"}], "outcome": "ok"})}],
-        "structuredContent": {"engines": [{"id": "w", "state": "closed", "latency_ms": 41}],
-                              "outcome": "ok"},
-        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "rypsok", "version": "9.9"}}}}
+    message: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": RECORD.compact(
+                        {
+                            "engines": [{"id": "w", "latency_ms": 41, "state": "closed"}],
+                            "outcome": "ok",
+                        }
+                    ),
+                }
+            ],
+            "structuredContent": {
+                "engines": [{"id": "w", "state": "closed", "latency_ms": 41}],
+                "outcome": "ok",
+            },
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "rypsok", "version": "9.9"}},
+        },
+    }
     masked = RECORD.mask(message)
     assert masked["result"]["structuredContent"]["engines"][0]["latency_ms"] == "<ms>"
     assert '"latency_ms":"<ms>"' in masked["result"]["content"][0]["text"]
     assert masked["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["version"] == (
-        "<version>")
+        "<version>"
+    )
     assert masked["result"]["structuredContent"]["engines"][0]["state"] == "closed"
     # A text copy written in another form than the server's is an error, not masked over.
     message["result"]["content"][0]["text"] = '{"outcome": "ok"}'
@@ -120,7 +138,8 @@ def test_req_doc_002_a_marked_block_is_its_file_byte_for_byte(page: Path) -> Non
         assert target.is_file(), f"{page_id(page)} shows {path}, which does not exist"
         assert body == target.read_text(encoding="utf-8"), (
             f"{page_id(page)}: the block marked {path} differs from the file; "
-            "tools/record-examples refreshes the blocks")
+            "tools/record-examples refreshes the blocks"
+        )
 
 
 def _fences(text: str) -> list[tuple[str, str, str]]:
@@ -135,7 +154,7 @@ def _fences(text: str) -> list[tuple[str, str, str]]:
             while end < len(lines) and lines[end] != "```":
                 end += 1
             before = lines[i - 1] if i else ""
-            out.append((before, language, "\n".join(lines[i + 1:end])))
+            out.append((before, language, "\n".join(lines[i + 1 : end])))
             i = end + 1
         else:
             i += 1
@@ -159,14 +178,19 @@ def test_req_doc_002_every_example_a_page_shows_comes_from_a_file(page: Path) ->
         if _shows_an_example(language, body):
             assert before.startswith("<!-- example: "), (
                 f"{page_id(page)}: a {language} block shows an example without a marker:\n"
-                f"{body[:200]}")
+                f"{body[:200]}"
+            )
 
 
 def test_req_doc_002_every_example_file_is_shown_by_a_page() -> None:
-    shown = {path for page in PAGES
-             for path, _ in RECORD.shown_blocks(page.read_text(encoding="utf-8"))}
-    files = {str(p.relative_to(REPO)) for p in EXAMPLES.rglob("*")
-             if p.is_file() and p.name != "README.md" and "__pycache__" not in p.parts}
+    shown = {
+        path for page in PAGES for path, _ in RECORD.shown_blocks(page.read_text(encoding="utf-8"))
+    }
+    files = {
+        str(p.relative_to(REPO))
+        for p in EXAMPLES.rglob("*")
+        if p.is_file() and p.name != "README.md" and "__pycache__" not in p.parts
+    }
     assert files - shown == set(), "example files no page shows"
 
 
@@ -203,11 +227,15 @@ def _check_envelope(name: str, request: dict[str, Any]) -> None:
 # (calls file, the configuration it is shown with, that configuration's extra environment)
 CALL_CASES = sorted(
     {(call, s.config, tuple(sorted(s.env.items()))) for s in RECORD.SCENARIOS for call in s.calls}
-    | {(RECORD.HTTP_BODY, "tutorial-4.toml", ())})
+    | {(RECORD.HTTP_BODY, "tutorial-4.toml", ())}
+)
 
 
-@pytest.mark.parametrize(("calls", "config", "env"), CALL_CASES,
-                         ids=[f"{c}@{f}{'+key' if e else ''}" for c, f, e in CALL_CASES])
+@pytest.mark.parametrize(
+    ("calls", "config", "env"),
+    CALL_CASES,
+    ids=[f"{c}@{f}{'+key' if e else ''}" for c, f, e in CALL_CASES],
+)
 def test_req_doc_002_every_example_call_matches_the_served_schema(
     calls: str, config: str, env: tuple[tuple[str, str], ...], tmp_path: Path
 ) -> None:
@@ -256,8 +284,7 @@ def _cli_accepts(args: list[str]) -> None:
     assert parsed.config is None or parsed.config.startswith("/"), "a host needs absolute paths"
 
 
-@pytest.mark.parametrize("entry", sorted((EXAMPLES / "hosts").glob("*.json")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("entry", sorted((EXAMPLES / "hosts").glob("*.json")), ids=lambda p: p.name)
 def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
     document = json.loads(entry.read_text(encoding="utf-8"))
     assert list(document) == ["mcpServers"]
@@ -310,7 +337,8 @@ def _accepted_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
         '[[service.http.auth.callers]]\nid = "a"\ntoken_env = "T"\n'
         "[search]\n[fetch]\n[egress]\n[limits]\n[resilience]\n[privacy]\n[logging]\n[status]\n"
         '[cache]\n[scraping]\n[engines.e]\ntype = "wikipedia"\ncategories = ["general"]\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     load(str(path), {"T": "t" * 40})
     tables = {"service": ["http"], "service.http": ["auth"]}
     out: dict[str, set[str]] = {}
@@ -459,10 +487,18 @@ def test_req_arch_007_the_embedding_example_runs(tmp_path: Path) -> None:
     with provider() as standin:
         (tmp_path / "rypsok.toml").write_text(
             (EXAMPLES / "tutorial-1.toml").read_text(encoding="utf-8")
-            + f'\n[egress]\nproxy = "{standin.proxy_url}"\n', encoding="utf-8")
+            + f'\n[egress]\nproxy = "{standin.proxy_url}"\n',
+            encoding="utf-8",
+        )
         env = clean_env(SSL_CERT_FILE=str(standin.write_ca(tmp_path)), PYTHONPATH=str(REPO))
-        proc = subprocess.run([sys.executable, str(EXAMPLES / "embed.py")], cwd=tmp_path,
-                              env=env, capture_output=True, timeout=60, check=False)
+        proc = subprocess.run(
+            [sys.executable, str(EXAMPLES / "embed.py")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
     assert proc.returncode == 0, proc.stderr.decode()
     answer = json.loads(proc.stdout)
     assert answer["outcome"] == "ok" and answer["results"]

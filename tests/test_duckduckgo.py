@@ -48,23 +48,35 @@ KIB = 1024
 
 # results.html, in the page's order: the two ads (first and last block) are not results.
 EXPECTED = [
-    ("https://www.rust-lang.org/", "Rust Programming Language",
-     "A language empowering everyone to build reliable and efficient software."),
-    ("https://en.wikipedia.org/wiki/Rust_(programming_language)",
-     "Rust (programming language) - Wikipedia",
-     "Rust is a general-purpose programming language that stresses performance, type safety "
-     "& concurrency."),
-    ("https://doc.rust-lang.org/book/?search=ownership&lang=en",
-     "The Rust Programming Language - The Rust Programming Language",
-     "by Steve Klabnik, Carol Nichols, and Chris Krycho. This version of the text assumes "
-     "you're using Rust 1.85.0 or later."),
-    ("https://github.com/rust-lang/rust",
-     "GitHub - rust-lang/rust: Empowering everyone to build reliable and efficient software.",
-     "This is the main source code repository for Rust. It contains the compiler, standard "
-     "library, and documentation."),
-    ("https://www.example.org/café/rust-vs-go?ref=ddg", "Rust vs. Go – which one in 2026?",
-     "Both compile to native code; one has a garbage collector and the other has a borrow "
-     "checker."),
+    (
+        "https://www.rust-lang.org/",
+        "Rust Programming Language",
+        "A language empowering everyone to build reliable and efficient software.",
+    ),
+    (
+        "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+        "Rust (programming language) - Wikipedia",
+        "Rust is a general-purpose programming language that stresses performance, type safety "
+        "& concurrency.",
+    ),
+    (
+        "https://doc.rust-lang.org/book/?search=ownership&lang=en",
+        "The Rust Programming Language - The Rust Programming Language",
+        "by Steve Klabnik, Carol Nichols, and Chris Krycho. This version of the text assumes "
+        "you're using Rust 1.85.0 or later.",
+    ),
+    (
+        "https://github.com/rust-lang/rust",
+        "GitHub - rust-lang/rust: Empowering everyone to build reliable and efficient software.",
+        "This is the main source code repository for Rust. It contains the compiler, standard "
+        "library, and documentation.",
+    ),
+    (
+        "https://www.example.org/café/rust-vs-go?ref=ddg",
+        "Rust vs. Go – which one in 2026?",
+        "Both compile to native code; one has a garbage collector and the other has a borrow "
+        "checker.",
+    ),
 ]
 
 
@@ -73,9 +85,17 @@ EXPECTED = [
 
 def engine_settings(ident: str = "ddg") -> EngineSettings:
     return EngineSettings(
-        id=ident, admission=ADMISSION, enabled=True, categories=("general",), preference=20,
-        api_key_env=None, api_key_file_set=False, endpoint=None, base_url=None,
-        credential=None, credential_problem=None,
+        id=ident,
+        admission=ADMISSION,
+        enabled=True,
+        categories=("general",),
+        preference=20,
+        api_key_env=None,
+        api_key_file_set=False,
+        endpoint=None,
+        base_url=None,
+        credential=None,
+        credential_problem=None,
     )
 
 
@@ -86,9 +106,15 @@ def driver() -> DuckDuckGoDriver:
 
 
 def query(**changes: Any) -> EngineQuery:
-    values: dict[str, Any] = {"query": "rust programming language", "category": "general",
-                              "language": "en", "region": "US", "safe_search": "moderate",
-                              "time_range": None, "count": 10}
+    values: dict[str, Any] = {
+        "query": "rust programming language",
+        "category": "general",
+        "language": "en",
+        "region": "US",
+        "safe_search": "moderate",
+        "time_range": None,
+        "count": 10,
+    }
     values.update(changes)
     return EngineQuery(**values)
 
@@ -116,17 +142,23 @@ def minimal(body: str) -> bytes:
     return f"<!DOCTYPE html><html><head><title>t</title></head><body>{body}</body></html>".encode()
 
 
-def core_for(tmp_path: Path, standin: Provider, body: str = "", *, wikipedia: bool = False,
-             engines: str = "") -> Rypsok:
+def core_for(
+    tmp_path: Path, standin: Provider, body: str = "", *, wikipedia: bool = False, engines: str = ""
+) -> Rypsok:
     """A facade whose engine client reaches the stand-in through `[egress] proxy`."""
-    tables = engines or '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\n' \
-        'preference = 20\n'
+    tables = (
+        engines or '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\npreference = 20\n'
+    )
     if wikipedia:
-        tables += '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n' \
-            'preference = 10\n'
+        tables += (
+            '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\npreference = 10\n'
+        )
     path = tmp_path / "rypsok.toml"
-    path.write_text(f'config_version = 1\n[egress]\nproxy = "{standin.proxy_url}"\n'
-                    f"[scraping]\nenabled = true\n{body}{tables}", encoding="utf-8")
+    path.write_text(
+        f'config_version = 1\n[egress]\nproxy = "{standin.proxy_url}"\n'
+        f"[scraping]\nenabled = true\n{body}{tables}",
+        encoding="utf-8",
+    )
     return Rypsok(load(str(path), {}), tls=client_tls())
 
 
@@ -174,11 +206,15 @@ def test_req_eng_013_refused_without_the_switch_check_and_serve_exit_1(
     tmp_path: Path, switch: str
 ) -> None:
     path = tmp_path / "noswitch.toml"
-    path.write_text(f'config_version = 1\n{switch}[engines.ddg]\ntype = "duckduckgo"\n'
-                    'categories = ["general"]\n')
-    sentence = ('engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs only '
-                "with [scraping] enabled = true, at the operator's risk under the provider's "
-                "terms.")
+    path.write_text(
+        f'config_version = 1\n{switch}[engines.ddg]\ntype = "duckduckgo"\n'
+        'categories = ["general"]\n'
+    )
+    sentence = (
+        'engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs only '
+        "with [scraping] enabled = true, at the operator's risk under the provider's "
+        "terms."
+    )
     checked = cli("check", "--config", str(path))
     assert checked.code == 1
     errors = [line for line in checked.lines if line.startswith("rypsok: error:")]
@@ -206,24 +242,43 @@ def test_req_eng_014_no_browser_headers(tmp_path: Path) -> None:
     assert len(names) == len(set(names))
     assert seen.header("User-Agent") == user_agent("ops@example.org")
     assert seen.header("Accept") == "text/html"
-    for browser_like in ("cookie", "accept-language", "referer", "origin", "dnt",
-                         "upgrade-insecure-requests"):
+    for browser_like in (
+        "cookie",
+        "accept-language",
+        "referer",
+        "origin",
+        "dnt",
+        "upgrade-insecure-requests",
+    ):
         assert browser_like not in names
     assert not [n for n in names if n.startswith(("sec-", "sec-fetch-", "sec-ch-"))]
 
 
 @pytest.mark.parametrize(("safe", "kp"), [("strict", "1"), ("moderate", "-1"), ("off", "-2")])
-@pytest.mark.parametrize(("period", "df"), [
-    (None, None), ("day", "d"), ("week", "w"), ("month", "m"), ("year", "y"),
-])
+@pytest.mark.parametrize(
+    ("period", "df"),
+    [
+        (None, None),
+        ("day", "d"),
+        ("week", "w"),
+        ("month", "m"),
+        ("year", "y"),
+    ],
+)
 def test_req_eng_014_parameters_q_kl_kp_df(
     safe: str, kp: str, period: str | None, df: str | None
 ) -> None:
-    request = driver().request(query(query="rust & bone 100%", language="pt-BR", region="BR",
-                                     safe_search=safe, time_range=period))
+    request = driver().request(
+        query(
+            query="rust & bone 100%",
+            language="pt-BR",
+            region="BR",
+            safe_search=safe,
+            time_range=period,
+        )
+    )
     parts = urlsplit(request.url)
-    assert (parts.scheme, parts.hostname, parts.path) == ("https", "html.duckduckgo.com",
-                                                          "/html/")
+    assert (parts.scheme, parts.hostname, parts.path) == ("https", "html.duckduckgo.com", "/html/")
     params = parse_qs(parts.query, keep_blank_values=True)
     expected = {"q": ["rust & bone 100%"], "kl": ["br-pt"], "kp": [kp]}
     if df is not None:
@@ -239,8 +294,11 @@ def test_req_eng_014_kl_is_region_lower_dash_primary_language() -> None:
 
 def test_req_eng_014_parameters_reach_the_endpoint(tmp_path: Path) -> None:
     with provider() as standin:
-        core = core_for(tmp_path, standin, '[search]\nlanguages = ["en", "pt-BR"]\n'
-                        'region = "BR"\nsafe_search = "strict"\n')
+        core = core_for(
+            tmp_path,
+            standin,
+            '[search]\nlanguages = ["en", "pt-BR"]\nregion = "BR"\nsafe_search = "strict"\n',
+        )
         search(core, query="ferrugem", language="pt-BR", time_range="week")
     [seen] = standin.to(DDG)
     assert seen.path == "/html/"
@@ -265,25 +323,29 @@ def test_req_eng_014_challenge_page_is_blocked_whatever_the_status() -> None:
     assert failure("challenge.html", 418).error_class == "blocked"
 
 
-@pytest.mark.parametrize("marker", [
-    '<div class="anomaly-modal__title">Please wait</div>',
-    '<p>Unfortunately,\n   bots use <b>DuckDuckGo</b> too.</p>',
-    '<form action="/html/anomaly?sv=html" method="POST"><button>Go</button></form>',
-    '<form action="//duckduckgo.com/anomaly.js?sv=html&amp;cc=botnet" method="POST"></form>',
-], ids=["class", "sentence", "form", "form-js"])
+@pytest.mark.parametrize(
+    "marker",
+    [
+        '<div class="anomaly-modal__title">Please wait</div>',
+        "<p>Unfortunately,\n   bots use <b>DuckDuckGo</b> too.</p>",
+        '<form action="/html/anomaly?sv=html" method="POST"><button>Go</button></form>',
+        '<form action="//duckduckgo.com/anomaly.js?sv=html&amp;cc=botnet" method="POST"></form>',
+    ],
+    ids=["class", "sentence", "form", "form-js"],
+)
 def test_req_eng_014_each_challenge_marker_alone_is_blocked(marker: str) -> None:
     assert failure(minimal(marker), 200).error_class == "blocked"
     # The same page without the marker has changed shape: parse_failure, not blocked.
     assert failure(minimal("<p>Please wait</p>"), 200).error_class == "parse_failure"
 
 
-def test_req_eng_014_a_result_or_query_quoting_the_challenge_sentence_is_not_a_challenge(
-) -> None:
+def test_req_eng_014_a_result_or_query_quoting_the_challenge_sentence_is_not_a_challenge() -> None:
     results = parse("odd_results.html")
     assert "https://d.example/bots" in [r.url for r in results]
     # The page's <title> repeats the query, whatever it was.
     asked = page("results.html").replace(
-        b"<title>rust programming language at", b"<title>Unfortunately, bots use DuckDuckGo too at")
+        b"<title>rust programming language at", b"<title>Unfortunately, bots use DuckDuckGo too at"
+    )
     assert asked != page("results.html")
     assert triples(parse(asked)) == EXPECTED
 
@@ -305,7 +367,7 @@ def test_req_eng_014_429_and_503_are_rate_limited_with_retry_after(status: int) 
 
 
 def test_req_eng_014_retry_after_holds_the_engine_and_nothing_works_around_it(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     with provider() as standin:
         standin.ddg = Reply(429, b"slow down", headers={"Retry-After": "120"})
@@ -314,9 +376,11 @@ def test_req_eng_014_retry_after_holds_the_engine_and_nothing_works_around_it(
         first = search(core, query="rust")
         second = search(core, query="rust")
     assert {"code": "engine_unavailable", "engine": "ddg", "reason": "rate_limited"} in (
-        first["notices"])
+        first["notices"]
+    )
     assert {"code": "engine_skipped", "engine": "ddg", "reason": "rate_limited"} in (
-        second["notices"])
+        second["notices"]
+    )
     assert len(standin.to(DDG)) == 1  # no retry, no second request inside Retry-After
 
 
@@ -339,7 +403,8 @@ def test_req_test_018_ads_are_skipped() -> None:
     # A page of ads only answered: nothing to show, nothing wrong.
     ads_only = minimal(
         '<div class="result result--ad"><a class="result__a" '
-        'href="https://duckduckgo.com/y.js?ad_domain=a.example&amp;u3=x">Buy</a></div>')
+        'href="https://duckduckgo.com/y.js?ad_domain=a.example&amp;u3=x">Buy</a></div>'
+    )
     assert parse(ads_only) == []
 
 
@@ -347,8 +412,11 @@ def test_req_test_018_odd_links_are_dropped_and_the_rest_kept() -> None:
     assert triples(parse("odd_results.html")) == [
         ("https://a.example/one", "First kept", "Alpha & omega <not a tag>"),
         ("http://c.example/plain", "Second kept", ""),
-        ("https://d.example/bots", "Third kept",
-         'A blog post titled "Unfortunately, bots use DuckDuckGo too."'),
+        (
+            "https://d.example/bots",
+            "Third kept",
+            'A blog post titled "Unfortunately, bots use DuckDuckGo too."',
+        ),
     ]
 
 
@@ -386,8 +454,13 @@ def test_req_eng_015_other_statuses_are_request_failure() -> None:
 
 
 def test_req_eng_015_charset_from_the_header_or_the_page() -> None:
-    latin = minimal('<div class="result"><a class="result__a" href="https://a.example/">'
-                    "Caf\u00e9</a></div>").decode().encode("windows-1252")
+    latin = (
+        minimal(
+            '<div class="result"><a class="result__a" href="https://a.example/">Caf\u00e9</a></div>'
+        )
+        .decode()
+        .encode("windows-1252")
+    )
     declared = header_lookup({"Content-Type": "text/html; charset=windows-1252"})
     assert [r.title for r in parse(latin, header=declared)] == ["Caf\u00e9"]
     undeclared = parse(page("results.html"), header=header_lookup({}))
@@ -405,10 +478,14 @@ def test_req_eng_015_a_redirect_is_request_failure(status: int) -> None:
         assert failure(body, status, moved).error_class == "request_failure"
 
 
-@pytest.mark.parametrize("location", [
-    "https://elsewhere.example/html/?q=rust",  # off the provider's host
-    "https://html.duckduckgo.com/html/?q=again",  # on it: not followed either
-], ids=["off-host", "on-host"])
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://elsewhere.example/html/?q=rust",  # off the provider's host
+        "https://html.duckduckgo.com/html/?q=again",  # on it: not followed either
+    ],
+    ids=["off-host", "on-host"],
+)
 def test_req_eng_015_no_redirect_is_followed(tmp_path: Path, location: str) -> None:
     with provider() as standin:
         standin.ddg = Reply(302, b"", None, {"Location": location})
@@ -416,7 +493,8 @@ def test_req_eng_015_no_redirect_is_followed(tmp_path: Path, location: str) -> N
         answer = search(core, query="rust")
     assert answer["outcome"] == "partial"
     assert {"code": "engine_unavailable", "engine": "ddg", "reason": "request_failure"} in (
-        answer["notices"])
+        answer["notices"]
+    )
     assert [(s.host, s.path) for s in standin.seen if s.host != WIKI] == [(DDG, "/html/")]
 
 
@@ -441,7 +519,8 @@ def test_req_eng_015_the_256_kib_bound(tmp_path: Path) -> None:
     assert {r["url"] for r in at_bound["results"]} >= {url for url, _, _ in EXPECTED}
     assert above["outcome"] == "partial"
     assert {"code": "engine_unavailable", "engine": "ddg", "reason": "parse_failure"} in (
-        above["notices"])
+        above["notices"]
+    )
 
 
 def test_req_eng_015_the_node_bound() -> None:
@@ -468,7 +547,7 @@ def test_req_eng_015_the_depth_bound() -> None:
 
 
 def test_req_eng_015_the_parse_runs_in_a_worker_thread_under_the_parsing_permits(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     """Two duckduckgo engines answer one search; with one parsing permit their parses never
     overlap, and neither runs on the event loop's thread."""
@@ -476,10 +555,14 @@ def test_req_eng_015_the_parse_runs_in_a_worker_thread_under_the_parsing_permits
 
     def run(permits: int) -> tuple[int, set[int], list[int], int]:
         with provider() as standin:
-            core = core_for(tmp_path, standin, f"[limits]\nparsing_in_flight = {permits}\n",
-                            engines='[engines.ddg]\ntype = "duckduckgo"\ncategories = '
-                            '["general"]\n[engines.ddg2]\ntype = "duckduckgo"\n'
-                            'categories = ["general"]\n')
+            core = core_for(
+                tmp_path,
+                standin,
+                f"[limits]\nparsing_in_flight = {permits}\n",
+                engines='[engines.ddg]\ntype = "duckduckgo"\ncategories = '
+                '["general"]\n[engines.ddg2]\ntype = "duckduckgo"\n'
+                'categories = ["general"]\n',
+            )
             assert core.searches.parsing is core.fetches.parsing  # shared with web_fetch
             spies = {i: _Spy(core.searches.drivers[i], core) for i in ("ddg", "ddg2")}
             core.searches.drivers.update(spies)  # type: ignore[attr-defined]
@@ -548,8 +631,13 @@ class _Spy:
 
 def test_req_eng_002_parse_is_thread_safe_and_keeps_no_state() -> None:
     d = driver()
-    names = ["results.html", "odd_results.html", "no_results.html", "challenge.html",
-             "drifted.html"] * 8
+    names = [
+        "results.html",
+        "odd_results.html",
+        "no_results.html",
+        "challenge.html",
+        "drifted.html",
+    ] * 8
 
     def outcome(name: str) -> object:
         try:
@@ -568,23 +656,24 @@ def test_req_eng_002_parse_is_thread_safe_and_keeps_no_state() -> None:
 def test_req_cmp_002_ten_requests_a_minute_one_at_a_time() -> None:
     assert (ADMISSION.rate_per_minute, ADMISSION.burst, ADMISSION.concurrency) == (10, 1, 1)
     clock = FakeClock(0.0)
-    limiter = ProviderLimiter(ADMISSION.rate_per_minute, ADMISSION.burst,
-                              ADMISSION.concurrency, clock)
+    limiter = ProviderLimiter(
+        ADMISSION.rate_per_minute, ADMISSION.burst, ADMISSION.concurrency, clock
+    )
     assert [limiter.reserve(deadline=1e9) for _ in range(3)] == [0.0, 6.0, 12.0]
     assert limiter.slots.total_tokens == 1
 
 
 def test_req_cmp_002_the_facade_asks_duckduckgo_at_its_rate(tmp_path: Path) -> None:
     with provider() as standin:
-        core = core_for(tmp_path, standin, "[limits]\nper_engine_in_flight = 8\n",
-                        wikipedia=True)
+        core = core_for(tmp_path, standin, "[limits]\nper_engine_in_flight = 8\n", wikipedia=True)
         limiter = core.searches.limiters["ddg"]
         assert limiter.slots.total_tokens == 1  # the record's cap wins over the setting
         first = search(core, query="rust")
         second = search(core, query="rust")  # within six seconds: no turn before the deadline
     assert first["outcome"] == "ok"
     assert {"code": "engine_skipped", "engine": "ddg", "reason": "rate_limited"} in (
-        second["notices"])
+        second["notices"]
+    )
     assert len(standin.to(DDG)) == 1 and len(standin.to(WIKI)) == 2
 
 
@@ -636,8 +725,7 @@ def test_req_eng_006_no_provider_text_in_logs_or_notices(tmp_path: Path) -> None
         Reply(403, page("challenge.html")),
     ]
     with provider() as standin, captured_log() as stream:
-        core = core_for(tmp_path, standin, "[resilience]\nfailures_to_open = 10\n",
-                        wikipedia=True)
+        core = core_for(tmp_path, standin, "[resilience]\nfailures_to_open = 10\n", wikipedia=True)
         outputs = []
         for reply in answers:
             standin.ddg = reply
@@ -645,13 +733,26 @@ def test_req_eng_006_no_provider_text_in_logs_or_notices(tmp_path: Path) -> None
             outputs.append(search(core, query="rust"))
     logged = stream.getvalue()
     shown = json.dumps(outputs)
-    classes = [n["reason"] for o in outputs for n in o["notices"]
-               if n.get("engine") == "ddg"]
-    assert classes == ["blocked", "blocked", "parse_failure", "request_failure",
-                       "request_failure", "rate_limited", "blocked"]
+    classes = [n["reason"] for o in outputs for n in o["notices"] if n.get("engine") == "ddg"]
+    assert classes == [
+        "blocked",
+        "blocked",
+        "parse_failure",
+        "request_failure",
+        "request_failure",
+        "rate_limited",
+        "blocked",
+    ]
     assert "engine_failed" in logged  # the failures were logged...
-    for text in (marker, "bots use", "Unfortunately", "anomaly", "elsewhere.example",
-                 "internal trouble", "challenge"):
+    for text in (
+        marker,
+        "bots use",
+        "Unfortunately",
+        "anomaly",
+        "elsewhere.example",
+        "internal trouble",
+        "challenge",
+    ):
         assert text not in logged, text  # ...with rypsok's words only
         assert text not in shown, text
 
@@ -662,8 +763,7 @@ def test_req_eng_006_no_provider_text_in_logs_or_notices(tmp_path: Path) -> None
 def test_req_test_018_web_search_end_to_end_through_the_facade(tmp_path: Path) -> None:
     with provider() as standin:
         standin.wikipedia = [("Rust & Bone", "A 2012 film", "2026-07-19T10:00:00Z")]
-        core = core_for(tmp_path, standin, "[search]\nengine_attribution = true\n",
-                        wikipedia=True)
+        core = core_for(tmp_path, standin, "[search]\nengine_attribution = true\n", wikipedia=True)
         answer = search(core, query="rust programming language", max_results=20)
 
         async def status() -> dict[str, Any]:
@@ -718,12 +818,39 @@ def _assert_sound(status: int, body: bytes) -> None:
             value.encode("utf-8")  # no lone surrogate can reach the encoder
 
 
-_FIXTURES = ["results.html", "odd_results.html", "no_results.html", "challenge.html",
-             "drifted_links.html"]
-_TOKENS = [b"<", b">", b'"', b"'", b"&", b"&amp;", b"</div>", b"<div class=\"result\">",
-           b"result__a", b"result__snippet", b"no-results", b"//duckduckgo.com/l/?uddg=",
-           b"%", b"%2", b"%ZZ", b"javascript:", b"http://[", b"\x00", b"\xff\xfe", b"\xed\xa0\x80",
-           b"&#xD800;", b"y.js", b"anomaly", b"<a class=\"result__a\" href=\""]
+_FIXTURES = [
+    "results.html",
+    "odd_results.html",
+    "no_results.html",
+    "challenge.html",
+    "drifted_links.html",
+]
+_TOKENS = [
+    b"<",
+    b">",
+    b'"',
+    b"'",
+    b"&",
+    b"&amp;",
+    b"</div>",
+    b'<div class="result">',
+    b"result__a",
+    b"result__snippet",
+    b"no-results",
+    b"//duckduckgo.com/l/?uddg=",
+    b"%",
+    b"%2",
+    b"%ZZ",
+    b"javascript:",
+    b"http://[",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xed\xa0\x80",
+    b"&#xD800;",
+    b"y.js",
+    b"anomaly",
+    b'<a class="result__a" href="',
+]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -735,16 +862,22 @@ def test_req_test_018_reader_on_arbitrary_bytes(body: bytes, status: int) -> Non
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(_FIXTURES),
-    st.lists(st.tuples(st.floats(0, 1), st.integers(0, 80),
-                       st.one_of(st.sampled_from(_TOKENS), st.binary(max_size=12))),
-             max_size=8),
+    st.lists(
+        st.tuples(
+            st.floats(0, 1),
+            st.integers(0, 80),
+            st.one_of(st.sampled_from(_TOKENS), st.binary(max_size=12)),
+        ),
+        max_size=8,
+    ),
 )
-def test_req_test_018_reader_on_mutated_pages(name: str, edits: list[tuple[float, int, bytes]]
-                                              ) -> None:
+def test_req_test_018_reader_on_mutated_pages(
+    name: str, edits: list[tuple[float, int, bytes]]
+) -> None:
     body = page(name)
     for where, cut, insert in edits:
         at = int(where * len(body))
-        body = body[:at] + insert + body[at + cut:]
+        body = body[:at] + insert + body[at + cut :]
     _assert_sound(200, body)
 
 
@@ -753,5 +886,6 @@ def test_req_test_018_reader_on_mutated_pages(name: str, edits: list[tuple[float
 def test_req_test_018_reader_never_returns_a_non_http_url(href: str) -> None:
     escaped = href.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     for shape in (escaped, "//duckduckgo.com/l/?uddg=" + escaped):
-        _assert_sound(200, minimal(
-            f'<div class="result"><a class="result__a" href="{shape}">Title</a></div>'))
+        _assert_sound(
+            200, minimal(f'<div class="result"><a class="result__a" href="{shape}">Title</a></div>')
+        )

@@ -38,10 +38,14 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 POLICY = EgressPolicy(allow=(), deny=(), ports=DEFAULT_FETCH_PORTS)
 
 
-def _policy(allow: tuple[str, ...] = (), deny: tuple[str, ...] = (),
-            ports: tuple[int, ...] = DEFAULT_FETCH_PORTS) -> EgressPolicy:
-    return EgressPolicy(allow=[parse_rule(r) for r in allow], deny=[parse_rule(r) for r in deny],
-                        ports=ports)
+def _policy(
+    allow: tuple[str, ...] = (),
+    deny: tuple[str, ...] = (),
+    ports: tuple[int, ...] = DEFAULT_FETCH_PORTS,
+) -> EgressPolicy:
+    return EgressPolicy(
+        allow=[parse_rule(r) for r in allow], deny=[parse_rule(r) for r in deny], ports=ports
+    )
 
 
 def _refused(address: Address, policy: EgressPolicy = POLICY) -> bool:
@@ -53,8 +57,9 @@ def _refused(address: Address, policy: EgressPolicy = POLICY) -> bool:
 
 
 def _allowed(address: Address, policy: EgressPolicy = POLICY) -> bool:
-    return (policy.judge_host(str(address), 443) == Verdict(True, "allowed")
-            and policy.judge_address(address, "www.example.org", 443) == Verdict(True, "allowed"))
+    return policy.judge_host(str(address), 443) == Verdict(
+        True, "allowed"
+    ) and policy.judge_address(address, "www.example.org", 443) == Verdict(True, "allowed")
 
 
 def _registry(name: str) -> list[dict[str, str]]:
@@ -97,8 +102,9 @@ def _ends(network: Network) -> tuple[Address, Address]:
     return network.network_address, network.broadcast_address
 
 
-@pytest.mark.parametrize("registry", ["iana-ipv4-special-registry.csv",
-                                      "iana-ipv6-special-registry.csv"])
+@pytest.mark.parametrize(
+    "registry", ["iana-ipv4-special-registry.csv", "iana-ipv6-special-registry.csv"]
+)
 def test_req_sec_006_every_special_purpose_block_is_refused(registry: str) -> None:
     rows = _registry(registry)
     assert len(rows) > 15
@@ -132,38 +138,60 @@ def test_req_sec_006_every_ipv4_block_is_refused_as_ipv4_mapped_too() -> None:
 
 REFUSED_SAMPLES = [
     # (address, the name of the refusing block, as the operator's log reads it)
-    ("0.0.0.0", "this network"), ("0.255.255.255", "this network"),
-    ("10.0.0.0", "private-use"), ("10.255.255.255", "private-use"),
+    ("0.0.0.0", "this network"),
+    ("0.255.255.255", "this network"),
+    ("10.0.0.0", "private-use"),
+    ("10.255.255.255", "private-use"),
     ("100.64.0.0", "shared address space (carrier-grade NAT)"),
     ("100.127.255.255", "shared address space (carrier-grade NAT)"),
-    ("127.0.0.1", "loopback"), ("127.255.255.255", "loopback"),
-    ("169.254.0.1", "link-local"), ("169.254.255.255", "link-local"),
-    ("172.16.0.0", "private-use"), ("172.31.255.255", "private-use"),
-    ("192.0.0.0", "IETF protocol assignments"), ("192.0.0.255", "IETF protocol assignments"),
-    ("192.0.2.1", "documentation (TEST-NET-1)"), ("192.88.99.1", "deprecated 6to4 relay anycast"),
-    ("192.168.0.0", "private-use"), ("192.168.255.255", "private-use"),
-    ("198.18.0.0", "benchmarking"), ("198.19.255.255", "benchmarking"),
-    ("198.51.100.7", "documentation (TEST-NET-2)"), ("203.0.113.255", "documentation (TEST-NET-3)"),
-    ("224.0.0.1", "multicast"), ("239.255.255.255", "multicast"),
-    ("240.0.0.0", "reserved"), ("255.255.255.254", "reserved"),
+    ("127.0.0.1", "loopback"),
+    ("127.255.255.255", "loopback"),
+    ("169.254.0.1", "link-local"),
+    ("169.254.255.255", "link-local"),
+    ("172.16.0.0", "private-use"),
+    ("172.31.255.255", "private-use"),
+    ("192.0.0.0", "IETF protocol assignments"),
+    ("192.0.0.255", "IETF protocol assignments"),
+    ("192.0.2.1", "documentation (TEST-NET-1)"),
+    ("192.88.99.1", "deprecated 6to4 relay anycast"),
+    ("192.168.0.0", "private-use"),
+    ("192.168.255.255", "private-use"),
+    ("198.18.0.0", "benchmarking"),
+    ("198.19.255.255", "benchmarking"),
+    ("198.51.100.7", "documentation (TEST-NET-2)"),
+    ("203.0.113.255", "documentation (TEST-NET-3)"),
+    ("224.0.0.1", "multicast"),
+    ("239.255.255.255", "multicast"),
+    ("240.0.0.0", "reserved"),
+    ("255.255.255.254", "reserved"),
     ("255.255.255.255", "limited broadcast"),
-    ("::", "unspecified"), ("::1", "loopback"),
-    ("::8.8.8.8", "IPv4-compatible (deprecated)"), ("::ffff:ffff", "IPv4-compatible (deprecated)"),
+    ("::", "unspecified"),
+    ("::1", "loopback"),
+    ("::8.8.8.8", "IPv4-compatible (deprecated)"),
+    ("::ffff:ffff", "IPv4-compatible (deprecated)"),
     ("64:ff9b::808:808", "NAT64 well-known prefix"),
     ("64:ff9b::ffff:ffff", "NAT64 well-known prefix"),
     ("64:ff9b:1::", "NAT64 local-use prefix"),
     ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "NAT64 local-use prefix"),
-    ("100::", "discard-only"), ("100:0:0:1::1", "dummy prefix"),
-    ("2001::1", "Teredo"), ("2001:2::1", "benchmarking"),
+    ("100::", "discard-only"),
+    ("100:0:0:1::1", "dummy prefix"),
+    ("2001::1", "Teredo"),
+    ("2001:2::1", "benchmarking"),
     ("2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "IETF protocol assignments"),
-    ("2001:db8::1", "documentation"), ("3fff::1", "documentation"),
+    ("2001:db8::1", "documentation"),
+    ("3fff::1", "documentation"),
     ("5f00::1", "segment routing (SRv6) SIDs"),
-    ("fc00::", "unique-local"), ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "unique-local"),
-    ("fe80::", "link-local"), ("febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "link-local"),
-    ("fec0::1", "site-local (deprecated)"), ("feff::1", "site-local (deprecated)"),
-    ("ff00::", "multicast"), ("ff02::1", "multicast"),
+    ("fc00::", "unique-local"),
+    ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "unique-local"),
+    ("fe80::", "link-local"),
+    ("febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "link-local"),
+    ("fec0::1", "site-local (deprecated)"),
+    ("feff::1", "site-local (deprecated)"),
+    ("ff00::", "multicast"),
+    ("ff02::1", "multicast"),
     ("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "multicast"),
-    ("4000::1", "reserved (outside 2000::/3)"), ("1::1", "reserved (outside 2000::/3)"),
+    ("4000::1", "reserved (outside 2000::/3)"),
+    ("1::1", "reserved (outside 2000::/3)"),
     ("e000::1", "reserved (outside 2000::/3)"),
 ]
 
@@ -175,10 +203,19 @@ def test_req_test_005_every_refused_range_in_ipv4_and_ipv6(text: str, name: str)
     assert _refused(address)
 
 
-@pytest.mark.parametrize("text", [
-    "169.254.169.254", "169.254.170.2", "169.254.0.23", "100.100.100.200", "192.0.0.192",
-    "168.63.129.16", "fd00:ec2::254", "fd00:ec2::23",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "169.254.169.254",
+        "169.254.170.2",
+        "169.254.0.23",
+        "100.100.100.200",
+        "192.0.0.192",
+        "168.63.129.16",
+        "fd00:ec2::254",
+        "fd00:ec2::23",
+    ],
+)
 def test_req_sec_006_cloud_metadata_addresses_are_refused(text: str) -> None:
     address = ipaddress.ip_address(text)
     name = refused_builtin(address)
@@ -193,14 +230,20 @@ def test_req_sec_006_ipv4_mapped_addresses_are_judged_as_ipv4() -> None:
     assert _allowed(ipaddress.IPv6Address("::ffff:8.8.8.8"))
     # Rules see the IPv4 address too.
     policy = _policy(deny=("8.8.8.0/24",))
-    assert policy.judge_address(ipaddress.IPv6Address("::ffff:8.8.8.8"), "dns.example",
-                                443) == Verdict(False, "deny_rule")
+    assert policy.judge_address(
+        ipaddress.IPv6Address("::ffff:8.8.8.8"), "dns.example", 443
+    ) == Verdict(False, "deny_rule")
     assert policy.judge_host("::ffff:8.8.8.8", 443) == Verdict(False, "deny_rule")
 
 
 def test_req_sec_006_6to4_is_judged_by_the_ipv4_address_it_embeds() -> None:
-    for text in ("2002:7f00:1::1", "2002:a00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:101::",
-                 "2002:e000:1::"):
+    for text in (
+        "2002:7f00:1::1",
+        "2002:a00:1::",
+        "2002:a9fe:a9fe::1",
+        "2002:c0a8:101::",
+        "2002:e000:1::",
+    ):
         address = ipaddress.IPv6Address(text)
         name = refused_builtin(address)
         assert name is not None and name.startswith("6to4 embedding "), text
@@ -210,24 +253,39 @@ def test_req_sec_006_6to4_is_judged_by_the_ipv4_address_it_embeds() -> None:
 
 def test_req_sec_006_teredo_and_nat64_are_refused_whatever_they_embed() -> None:
     # Teredo with a global server and client, NAT64 of a public address.
-    for text in ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "64:ff9b::8.8.8.8",
-                 "64:ff9b:1::808:808"):
+    for text in ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "64:ff9b::8.8.8.8", "64:ff9b:1::808:808"):
         assert _refused(ipaddress.IPv6Address(text)), text
 
 
 def test_req_sec_006_public_addresses_are_allowed() -> None:
-    for text in ("8.8.8.8", "1.1.1.1", "93.184.215.14", "151.101.1.69", "192.0.1.1",
-                 "192.31.196.1", "223.255.255.255", "2606:4700::6810:84e5",
-                 "2a00:1450:4001:80b::200e", "2001:4860:4860::8888", "2620:4f:8000::1",
-                 "2002:808:808::"):
+    for text in (
+        "8.8.8.8",
+        "1.1.1.1",
+        "93.184.215.14",
+        "151.101.1.69",
+        "192.0.1.1",
+        "192.31.196.1",
+        "223.255.255.255",
+        "2606:4700::6810:84e5",
+        "2a00:1450:4001:80b::200e",
+        "2001:4860:4860::8888",
+        "2620:4f:8000::1",
+        "2002:808:808::",
+    ):
         assert refused_builtin(ipaddress.ip_address(text)) is None, text
         assert _allowed(ipaddress.ip_address(text)), text
 
 
 def test_req_sec_006_the_table_is_not_pythons_is_global() -> None:
     # Blocks where ipaddress.is_global (3.11) is wrong or silent; the table decides.
-    for text in ("192.0.0.9", "192.0.0.10", "64:ff9b::1", "2001:20::1", "fec0::1",
-                 "100.100.100.200"):
+    for text in (
+        "192.0.0.9",
+        "192.0.0.10",
+        "64:ff9b::1",
+        "2001:20::1",
+        "fec0::1",
+        "100.100.100.200",
+    ):
         assert refused_builtin(ipaddress.ip_address(text)) is not None, text
 
 
@@ -242,22 +300,48 @@ def test_req_sec_006_every_block_of_the_table_has_a_name() -> None:
 # -- literal notations -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("host", "canonical"), [
-    ("2130706433", "127.0.0.1"), ("0177.0.0.1", "127.0.0.1"), ("0x7f.1", "127.0.0.1"),
-    ("0x7f000001", "127.0.0.1"), ("127.1", "127.0.0.1"), ("127.0.1", "127.0.0.1"),
-    ("127.0.0.1.", "127.0.0.1"), ("0", "0.0.0.0"), ("0x", "0.0.0.0"),
-    ("0xA9.0376.43518", "169.254.169.254"), ("012.1", "10.0.0.1"), ("3232235777", "192.168.1.1"),
-    ("0X0A.0.0.1", "10.0.0.1"), ("010.8.8.8", "8.8.8.8"), ("8.8.8.8", "8.8.8.8"),
-    ("134744072", "8.8.8.8"),
-])
-def test_req_test_005_ipv4_notations_parse_as_a_browser_reads_them(host: str,
-                                                                    canonical: str) -> None:
+@pytest.mark.parametrize(
+    ("host", "canonical"),
+    [
+        ("2130706433", "127.0.0.1"),
+        ("0177.0.0.1", "127.0.0.1"),
+        ("0x7f.1", "127.0.0.1"),
+        ("0x7f000001", "127.0.0.1"),
+        ("127.1", "127.0.0.1"),
+        ("127.0.1", "127.0.0.1"),
+        ("127.0.0.1.", "127.0.0.1"),
+        ("0", "0.0.0.0"),
+        ("0x", "0.0.0.0"),
+        ("0xA9.0376.43518", "169.254.169.254"),
+        ("012.1", "10.0.0.1"),
+        ("3232235777", "192.168.1.1"),
+        ("0X0A.0.0.1", "10.0.0.1"),
+        ("010.8.8.8", "8.8.8.8"),
+        ("8.8.8.8", "8.8.8.8"),
+        ("134744072", "8.8.8.8"),
+    ],
+)
+def test_req_test_005_ipv4_notations_parse_as_a_browser_reads_them(
+    host: str, canonical: str
+) -> None:
     assert ends_in_number(host)
     assert parse_ipv4(host) == ipaddress.IPv4Address(canonical)
 
 
-@pytest.mark.parametrize("host", ["1.2.3.999", "1.2.3.4.5", "0x1g", "09.1.1.1", "256.1",
-                                  "1.16777216", "4294967296", "1..1", "a.0x1fz"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "1.2.3.999",
+        "1.2.3.4.5",
+        "0x1g",
+        "09.1.1.1",
+        "256.1",
+        "1.16777216",
+        "4294967296",
+        "1..1",
+        "a.0x1fz",
+    ],
+)
 def test_req_test_005_invalid_ipv4_forms_are_no_address(host: str) -> None:
     assert parse_ipv4(host) is None
 
@@ -267,13 +351,25 @@ def test_req_test_005_names_that_end_in_letters_are_not_addresses() -> None:
         assert ends_in_number(host) == (host == "a.0x"), host
 
 
-@pytest.mark.parametrize("url", [
-    "http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/", "http://127.1/",
-    "https://0xA9FEA9FE/latest/meta-data/", "https://[::ffff:127.0.0.1]/",
-    "https://[::ffff:7f00:1]/", "https://%31%30.0.0.1/", "https://１０.0.0.1/",
-    "https://[0:0:0:0:0:0:0:1]/", "https://[64:ff9b::a9fe:a9fe]/", "https://[2002:a00:1::]/",
-    "https://0251.0376.0251.0376/", "https://100.100.100.200/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://2130706433/",
+        "http://0177.0.0.1/",
+        "http://0x7f.1/",
+        "http://127.1/",
+        "https://0xA9FEA9FE/latest/meta-data/",
+        "https://[::ffff:127.0.0.1]/",
+        "https://[::ffff:7f00:1]/",
+        "https://%31%30.0.0.1/",
+        "https://１０.0.0.1/",
+        "https://[0:0:0:0:0:0:0:1]/",
+        "https://[64:ff9b::a9fe:a9fe]/",
+        "https://[2002:a00:1::]/",
+        "https://0251.0376.0251.0376/",
+        "https://100.100.100.200/",
+    ],
+)
 def test_req_test_005_literal_notations_are_judged_canonically(url: str) -> None:
     target = parse_fetch_url(url, allow_http=True, secret_mode="refuse")
     assert target.address is not None
@@ -284,24 +380,52 @@ def test_req_test_005_literal_notations_are_judged_canonically(url: str) -> None
 # -- names ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", [
-    "localhost", "LOCALHOST.", "app.localhost", "intranet", "printer.local", "db.internal",
-    "1.0.0.127.in-addr.arpa", "router.home.arpa", "nas.lan", "box.home", "dc.corp",
-    "abc.onion", "metadata.google.internal",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost",
+        "LOCALHOST.",
+        "app.localhost",
+        "intranet",
+        "printer.local",
+        "db.internal",
+        "1.0.0.127.in-addr.arpa",
+        "router.home.arpa",
+        "nas.lan",
+        "box.home",
+        "dc.corp",
+        "abc.onion",
+        "metadata.google.internal",
+    ],
+)
 def test_req_sec_006_names_that_never_name_a_public_site(host: str) -> None:
     assert POLICY.judge_host(host, 443) == Verdict(False, "builtin_name")
     assert POLICY.judge_address(ipaddress.IPv4Address("8.8.8.8"), host, 443) == Verdict(
-        False, "builtin_name")
+        False, "builtin_name"
+    )
 
 
-@pytest.mark.parametrize("host", ["", ".", "a..example", ".example", "a b.example",
-                                  "-a.example", "[::1", "a:b", "a%2eexample", "x" * 64 + ".org"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "",
+        ".",
+        "a..example",
+        ".example",
+        "a b.example",
+        "-a.example",
+        "[::1",
+        "a:b",
+        "a%2eexample",
+        "x" * 64 + ".org",
+    ],
+)
 def test_req_sec_006_a_malformed_name_is_refused_never_matched(host: str) -> None:
     policy = _policy(allow=("*.example",))
     assert policy.judge_host(host, 443) == Verdict(False, "malformed")
     assert policy.judge_address(ipaddress.IPv4Address("8.8.8.8"), host, 443) == Verdict(
-        False, "malformed")
+        False, "malformed"
+    )
     assert not policy.admits_by_rule(host)
 
 
@@ -320,15 +444,18 @@ def test_req_sec_006_names_compare_lower_cased_without_the_root_dot() -> None:
 
 
 def test_req_sec_006_rules_apply_in_the_order_deny_allow_builtin() -> None:
-    both = _policy(allow=("wiki.corp.example", "10.0.0.0/8"),
-                   deny=("wiki.corp.example", "10.9.0.0/16"))
+    both = _policy(
+        allow=("wiki.corp.example", "10.0.0.0/8"), deny=("wiki.corp.example", "10.9.0.0/16")
+    )
     assert both.judge_host("wiki.corp.example", 443) == Verdict(False, "deny_rule")
     assert both.judge_host("10.9.1.1", 443) == Verdict(False, "deny_rule")
     assert both.judge_host("10.1.1.1", 443) == Verdict(True, "allow_rule")
     assert both.judge_address(ipaddress.IPv4Address("10.9.1.1"), "other.example", 443) == Verdict(
-        False, "deny_rule")
+        False, "deny_rule"
+    )
     assert both.judge_address(ipaddress.IPv4Address("10.1.1.1"), "other.example", 443) == Verdict(
-        True, "allow_rule")
+        True, "allow_rule"
+    )
     # Built-in last: without a rule a private address stays refused.
     assert both.judge_host("192.168.1.1", 443) == Verdict(False, "builtin_address")
 
@@ -338,13 +465,16 @@ def test_req_sec_006_a_deny_rule_refuses_a_public_destination() -> None:
     assert policy.judge_host("a.tracker.example", 443) == Verdict(False, "deny_rule")
     assert policy.judge_host("tracker.example", 443) == Verdict(True, "allowed")  # *. not itself
     assert policy.judge_host("8.8.8.8", 443) == Verdict(False, "deny_rule")
-    assert policy.judge_address(ipaddress.IPv4Address("8.8.8.8"), "dns.example",
-                                443) == Verdict(False, "deny_rule")
-    assert policy.judge_address(ipaddress.IPv6Address("2606:4700::1"), "cdn.example",
-                                443) == Verdict(False, "deny_rule")
+    assert policy.judge_address(ipaddress.IPv4Address("8.8.8.8"), "dns.example", 443) == Verdict(
+        False, "deny_rule"
+    )
+    assert policy.judge_address(
+        ipaddress.IPv6Address("2606:4700::1"), "cdn.example", 443
+    ) == Verdict(False, "deny_rule")
     # A deny name rule holds at connect time whatever the address.
-    assert policy.judge_address(ipaddress.IPv4Address("1.1.1.1"), "x.tracker.example",
-                                443) == Verdict(False, "deny_rule")
+    assert policy.judge_address(
+        ipaddress.IPv4Address("1.1.1.1"), "x.tracker.example", 443
+    ) == Verdict(False, "deny_rule")
 
 
 def test_req_sec_006_an_allow_name_rule_admits_what_the_name_resolves_to() -> None:
@@ -358,7 +488,8 @@ def test_req_sec_006_an_allow_name_rule_admits_what_the_name_resolves_to() -> No
     # The metadata service is admitted by an address or network rule only.
     metadata = ipaddress.IPv4Address("169.254.169.254")
     assert policy.judge_address(metadata, "wiki.corp.example", 443) == Verdict(
-        False, "builtin_address")
+        False, "builtin_address"
+    )
     explicit = _policy(allow=("169.254.169.254",))
     assert explicit.judge_address(metadata, "x.example", 443) == Verdict(True, "allow_rule")
     assert explicit.judge_host("169.254.169.254", 443) == Verdict(True, "allow_rule")
@@ -371,13 +502,15 @@ def test_req_test_005_a_local_server_is_reached_only_through_an_explicit_allow_r
     policy = _policy(allow=("127.0.0.1",))
     assert policy.judge_host("127.0.0.1", 43210) == Verdict(True, "allow_rule")
     assert policy.judge_address(loopback, "127.0.0.1", 43210) == Verdict(True, "allow_rule")
-    assert policy.judge_address(ipaddress.IPv4Address("127.0.0.2"), "127.0.0.2",
-                                443).allowed is False
+    assert (
+        policy.judge_address(ipaddress.IPv4Address("127.0.0.2"), "127.0.0.2", 443).allowed is False
+    )
 
 
 def test_req_sec_021_admits_by_rule_matches_names_and_literal_addresses() -> None:
-    policy = _policy(allow=("docs.rs", "*.rust-lang.org", "10.0.0.0/8", "2001:db8::1"),
-                     deny=("blocked.example",))
+    policy = _policy(
+        allow=("docs.rs", "*.rust-lang.org", "10.0.0.0/8", "2001:db8::1"), deny=("blocked.example",)
+    )
     assert policy.admits_by_rule("docs.rs")
     assert policy.admits_by_rule("DOCS.RS.")
     assert policy.admits_by_rule("doc.rust-lang.org")
@@ -399,8 +532,9 @@ def test_req_sec_009_only_the_configured_ports_without_an_allow_rule() -> None:
     for port in (0, 22, 8080, 8443, 65535):
         assert POLICY.judge_host("example.org", port) == Verdict(False, "port"), port
         assert POLICY.judge_host("8.8.8.8", port) == Verdict(False, "port"), port
-        assert POLICY.judge_address(ipaddress.IPv4Address("8.8.8.8"), "example.org",
-                                    port) == Verdict(False, "port")
+        assert POLICY.judge_address(
+            ipaddress.IPv4Address("8.8.8.8"), "example.org", port
+        ) == Verdict(False, "port")
     custom = _policy(ports=(443, 8443))
     assert custom.judge_host("example.org", 8443) == Verdict(True, "allowed")
     assert custom.judge_host("example.org", 80) == Verdict(False, "port")
@@ -409,8 +543,9 @@ def test_req_sec_009_only_the_configured_ports_without_an_allow_rule() -> None:
 def test_req_sec_009_an_allow_rule_admits_another_port_and_a_deny_rule_still_wins() -> None:
     policy = _policy(allow=("git.example", "203.0.113.0/24"), deny=("203.0.113.9",))
     assert policy.judge_host("git.example", 8080) == Verdict(True, "allow_rule")
-    assert policy.judge_address(ipaddress.IPv4Address("8.8.8.8"), "git.example",
-                                8080) == Verdict(True, "allow_rule")
+    assert policy.judge_address(ipaddress.IPv4Address("8.8.8.8"), "git.example", 8080) == Verdict(
+        True, "allow_rule"
+    )
     assert policy.judge_host("203.0.113.5", 8080) == Verdict(True, "allow_rule")
     assert policy.judge_host("203.0.113.9", 8080) == Verdict(False, "deny_rule")
     assert policy.judge_host("other.example", 8080) == Verdict(False, "port")
@@ -440,7 +575,8 @@ def test_req_sec_005_the_engine_profile_admits_the_configured_endpoint_only() ->
     judge = EgressPolicy.judge_engine
     assert judge("api.search.example", 443, "API.search.example.", 443) == Verdict(True, "allowed")
     assert judge("api.search.example", 443, "api.search.example", 8443) == Verdict(
-        False, "engine_host")
+        False, "engine_host"
+    )
     assert judge("api.search.example", 443, "evil.example", 443) == Verdict(False, "engine_host")
     # A private endpoint the operator configured is the operator's choice (REQ-SEC-017).
     assert judge("10.0.0.5", 8080, "10.0.0.5", 8080) == Verdict(True, "allowed")
@@ -449,10 +585,20 @@ def test_req_sec_005_the_engine_profile_admits_the_configured_endpoint_only() ->
 
 # -- properties ----------------------------------------------------------------------------
 
-PUBLIC_BLOCKS = [ipaddress.ip_network(n) for n in (
-    "8.0.0.0/9", "93.184.0.0/16", "151.101.0.0/16", "1.0.0.0/8", "45.0.0.0/8",
-    "2606:4700::/32", "2a00:1450::/32", "2001:4860::/32", "2400:cb00::/32",
-)]
+PUBLIC_BLOCKS = [
+    ipaddress.ip_network(n)
+    for n in (
+        "8.0.0.0/9",
+        "93.184.0.0/16",
+        "151.101.0.0/16",
+        "1.0.0.0/8",
+        "45.0.0.0/8",
+        "2606:4700::/32",
+        "2a00:1450::/32",
+        "2001:4860::/32",
+        "2400:cb00::/32",
+    )
+]
 
 
 def _inside(network: Network) -> st.SearchStrategy[Address]:

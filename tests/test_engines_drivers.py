@@ -63,12 +63,24 @@ def answer(engine: str, name: str, **extra_headers: str) -> Answer:
     return Answer(raw["status"], raw["headers"], body, dict(extra_headers))
 
 
-def settings(admission: Admission, *, endpoint: str | None = None, base_url: str | None = None,
-             credential: Secret | None = None) -> EngineSettings:
+def settings(
+    admission: Admission,
+    *,
+    endpoint: str | None = None,
+    base_url: str | None = None,
+    credential: Secret | None = None,
+) -> EngineSettings:
     return EngineSettings(
-        id=admission.driver, admission=admission, enabled=True, categories=("general",),
-        preference=0, api_key_env="BRAVE_API_KEY" if admission.keyed else None,
-        api_key_file_set=False, endpoint=endpoint, base_url=base_url, credential=credential,
+        id=admission.driver,
+        admission=admission,
+        enabled=True,
+        categories=("general",),
+        preference=0,
+        api_key_env="BRAVE_API_KEY" if admission.keyed else None,
+        api_key_file_set=False,
+        endpoint=endpoint,
+        base_url=base_url,
+        credential=credential,
         credential_problem=None,
     )
 
@@ -78,15 +90,30 @@ def wiki(base_url: str | None = None) -> WikipediaDriver:
 
 
 def brave_driver(endpoint: str = "web", credential: Secret | None = None) -> BraveDriver:
-    return BraveDriver(settings(brave.ADMISSION, endpoint=endpoint,
-                                credential=credential or Secret(TOKEN)))
+    return BraveDriver(
+        settings(brave.ADMISSION, endpoint=endpoint, credential=credential or Secret(TOKEN))
+    )
 
 
-def query(text: str = "rust programming language", *, language: str = "en", region: str = "US",
-          safe_search: str = "moderate", time_range: str | None = None, count: int = 10,
-          category: str = "general") -> EngineQuery:
-    return EngineQuery(query=text, category=category, language=language, region=region,
-                       safe_search=safe_search, time_range=time_range, count=count)
+def query(
+    text: str = "rust programming language",
+    *,
+    language: str = "en",
+    region: str = "US",
+    safe_search: str = "moderate",
+    time_range: str | None = None,
+    count: int = 10,
+    category: str = "general",
+) -> EngineQuery:
+    return EngineQuery(
+        query=text,
+        category=category,
+        language=language,
+        region=region,
+        safe_search=safe_search,
+        time_range=time_range,
+        count=count,
+    )
 
 
 def params(url: str) -> dict[str, str]:
@@ -132,7 +159,12 @@ def test_req_test_002_wikipedia_success() -> None:
 def test_req_test_002_wikipedia_success_dates_are_the_revision_date() -> None:
     results = parse(wiki(), answer("wikipedia", "success"))
     assert [r.date for r in results] == [
-        "2026-09-01", "2026-07-19", "2025-12-31", "2026-08-30", "2024-02-29", None,
+        "2026-09-01",
+        "2026-07-19",
+        "2025-12-31",
+        "2026-08-30",
+        "2024-02-29",
+        None,
     ]
 
 
@@ -177,11 +209,20 @@ def test_req_test_002_wikipedia_parse_failure(name: str) -> None:
     assert (caught.error_class, caught.retry_after_s) == ("parse_failure", None)
 
 
-@pytest.mark.parametrize("body", [
-    b"", b"[]", b"null", b'"text"', b'{"batchcomplete": ""}', b'{"query": []}',
-    b'{"requestid": "en", "query": {"search": [1, "x", {"ns": 0}]}}',
-    b"\xff\xfe\x00garbage", b"[" * 100_000,
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"[]",
+        b"null",
+        b'"text"',
+        b'{"batchcomplete": ""}',
+        b'{"query": []}',
+        b'{"requestid": "en", "query": {"search": [1, "x", {"ns": 0}]}}',
+        b"\xff\xfe\x00garbage",
+        b"[" * 100_000,
+    ],
+)
 def test_req_test_002_wikipedia_parse_failure_on_other_shapes(body: bytes) -> None:
     assert failure(wiki(), Answer(200, {}, body)).error_class == "parse_failure"
 
@@ -222,10 +263,18 @@ def test_req_eng_005_wikipedia_an_echo_that_is_not_an_edition_is_a_parse_failure
 
 
 def test_req_eng_005_wikipedia_skips_unusable_hits_and_keeps_the_rest() -> None:
-    body = json.dumps({"requestid": "en", "query": {"search": [
-        {"ns": 0, "snippet": "no title"}, "junk",
-        {"ns": 0, "title": "Kept", "snippet": 5, "timestamp": 20260101},
-    ]}}).encode()
+    body = json.dumps(
+        {
+            "requestid": "en",
+            "query": {
+                "search": [
+                    {"ns": 0, "snippet": "no title"},
+                    "junk",
+                    {"ns": 0, "title": "Kept", "snippet": 5, "timestamp": 20260101},
+                ]
+            },
+        }
+    ).encode()
     assert parse(wiki(), Answer(200, {}, body)) == [
         RawResult(url="https://en.wikipedia.org/wiki/Kept", title="Kept", snippet="", date=None),
     ]
@@ -246,45 +295,81 @@ def test_req_eng_011_wikipedia_request_carries_every_parameter() -> None:
     url = urlsplit(request.url)
     assert (url.scheme, url.netloc, url.path) == ("https", "en.wikipedia.org", "/w/api.php")
     assert params(request.url) == {
-        "action": "query", "list": "search", "srsearch": "rust programming language",
-        "srlimit": "10", "srprop": "snippet|timestamp", "format": "json", "requestid": "en",
+        "action": "query",
+        "list": "search",
+        "srsearch": "rust programming language",
+        "srlimit": "10",
+        "srprop": "snippet|timestamp",
+        "format": "json",
+        "requestid": "en",
     }
     assert request.max_bytes == wikipedia.ADMISSION.response_bytes == MIB
     assert dict(request.headers) == {"Accept": "application/json"}
 
 
-@pytest.mark.parametrize(("language", "host"), [
-    ("en", "en.wikipedia.org"), ("pt-BR", "pt.wikipedia.org"), ("zh-Hans", "zh.wikipedia.org"),
-    ("zh-Hant-TW", "zh.wikipedia.org"), ("de-CH", "de.wikipedia.org"), ("ja", "ja.wikipedia.org"),
-    ("nb", "no.wikipedia.org"), ("yue", "zh-yue.wikipedia.org"), ("EN-gb", "en.wikipedia.org"),
-])
+@pytest.mark.parametrize(
+    ("language", "host"),
+    [
+        ("en", "en.wikipedia.org"),
+        ("pt-BR", "pt.wikipedia.org"),
+        ("zh-Hans", "zh.wikipedia.org"),
+        ("zh-Hant-TW", "zh.wikipedia.org"),
+        ("de-CH", "de.wikipedia.org"),
+        ("ja", "ja.wikipedia.org"),
+        ("nb", "no.wikipedia.org"),
+        ("yue", "zh-yue.wikipedia.org"),
+        ("EN-gb", "en.wikipedia.org"),
+    ],
+)
 def test_req_search_004_wikipedia_language_selects_the_edition(language: str, host: str) -> None:
     request = wiki().request(query(language=language))
     assert urlsplit(request.url).netloc == host
     assert params(request.url)["requestid"] == host.removesuffix(".wikipedia.org")
 
 
-@pytest.mark.parametrize("text", [
-    "Rust & Bone", "C++ vs Rust", "100% a=b#frag?x", "AC/DC", "Zürich straße", "東京", "'quoted'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rust & Bone",
+        "C++ vs Rust",
+        "100% a=b#frag?x",
+        "AC/DC",
+        "Zürich straße",
+        "東京",
+        "'quoted'",
+    ],
+)
 def test_req_eng_005_wikipedia_query_survives_encoding(text: str) -> None:
     request = wiki().request(query(text))
     assert params(request.url)["srsearch"] == text
     assert " " not in request.url and "#" not in urlsplit(request.url).query
 
 
-@pytest.mark.parametrize(("base_url", "api", "article"), [
-    ("https://wiki.example/w", "https://wiki.example/w/api.php", "https://wiki.example/wiki/"),
-    ("https://wiki.example/w/api.php", "https://wiki.example/w/api.php",
-     "https://wiki.example/wiki/"),
-    ("https://wiki.example", "https://wiki.example/api.php", "https://wiki.example/wiki/"),
-    ("https://wiki.example/kb/w", "https://wiki.example/kb/w/api.php",
-     "https://wiki.example/kb/wiki/"),
-    ("http://127.0.0.1:8080/w", "http://127.0.0.1:8080/w/api.php",
-     "http://127.0.0.1:8080/wiki/"),
-])
-def test_req_eng_005_wikipedia_base_url_names_a_private_wiki(base_url: str, api: str,
-                                                             article: str) -> None:
+@pytest.mark.parametrize(
+    ("base_url", "api", "article"),
+    [
+        ("https://wiki.example/w", "https://wiki.example/w/api.php", "https://wiki.example/wiki/"),
+        (
+            "https://wiki.example/w/api.php",
+            "https://wiki.example/w/api.php",
+            "https://wiki.example/wiki/",
+        ),
+        ("https://wiki.example", "https://wiki.example/api.php", "https://wiki.example/wiki/"),
+        (
+            "https://wiki.example/kb/w",
+            "https://wiki.example/kb/w/api.php",
+            "https://wiki.example/kb/wiki/",
+        ),
+        (
+            "http://127.0.0.1:8080/w",
+            "http://127.0.0.1:8080/w/api.php",
+            "http://127.0.0.1:8080/wiki/",
+        ),
+    ],
+)
+def test_req_eng_005_wikipedia_base_url_names_a_private_wiki(
+    base_url: str, api: str, article: str
+) -> None:
     driver = wiki(base_url)
     request = driver.request(query(language="pt-BR"))
     assert request.url.split("?", 1)[0] == api
@@ -320,17 +405,20 @@ def test_req_eng_010_wikipedia_honours_every_language() -> None:
 # -- Wikipedia: the result URL table of clarifications.md -------------------------------------
 
 
-@pytest.mark.parametrize(("title", "path"), [
-    ("Rust & Bone", "Rust_%26_Bone"),
-    ("C++", "C%2B%2B"),
-    ("100%", "100%25"),
-    ("AC/DC", "AC/DC"),
-    ("Rust (programming language)", "Rust_(programming_language)"),
-    ("Zürich", "Z%C3%BCrich"),
-    ("東京", "%E6%9D%B1%E4%BA%AC"),
-    ("a:b;c@d$e!f*g,h~i", "a:b;c@d$e!f*g,h~i"),
-    ("Who's there? #1 = \"x\"", "Who%27s_there%3F_%231_%3D_%22x%22"),
-])
+@pytest.mark.parametrize(
+    ("title", "path"),
+    [
+        ("Rust & Bone", "Rust_%26_Bone"),
+        ("C++", "C%2B%2B"),
+        ("100%", "100%25"),
+        ("AC/DC", "AC/DC"),
+        ("Rust (programming language)", "Rust_(programming_language)"),
+        ("Zürich", "Z%C3%BCrich"),
+        ("東京", "%E6%9D%B1%E4%BA%AC"),
+        ("a:b;c@d$e!f*g,h~i", "a:b;c@d$e!f*g,h~i"),
+        ('Who\'s there? #1 = "x"', "Who%27s_there%3F_%231_%3D_%22x%22"),
+    ],
+)
 def test_req_eng_005_wikipedia_result_url_is_encoded_like_mediawiki(title: str, path: str) -> None:
     assert wikipedia.article_path(title) == path
 
@@ -346,7 +434,9 @@ def test_req_test_002_brave_success() -> None:
         "https://rost.example.ch/anleitung",
     ]
     assert [r.title for r in results] == [
-        "Rust Programming Language", "Rust & Bone – a review", "Zürcher Rostschutz — Anleitung",
+        "Rust Programming Language",
+        "Rust & Bone – a review",
+        "Zürcher Rostschutz — Anleitung",
     ]
     # Raw description with Brave's marks: cleaning is the pipeline's (REQ-ENG-012).
     assert results[0].snippet == (
@@ -381,9 +471,14 @@ def test_req_test_002_brave_empty() -> None:
     assert parse(brave_driver("news"), answer("brave", "news_empty")) == []
 
 
-@pytest.mark.parametrize("body", [b'{"type": "search", "web": null}',
-                                  b'{"type": "search", "web": {"type": "search"}}',
-                                  b'{"type": "search", "web": {"results": []}}'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"type": "search", "web": null}',
+        b'{"type": "search", "web": {"type": "search"}}',
+        b'{"type": "search", "web": {"results": []}}',
+    ],
+)
 def test_req_test_002_brave_empty_web_sections(body: bytes) -> None:
     assert parse(brave_driver("web"), Answer(200, {}, body)) == []
 
@@ -425,16 +520,26 @@ def test_req_test_002_brave_auth_failure(status: int) -> None:
 
 def test_req_test_002_brave_auth_failure_422_subscription_token_invalid() -> None:
     assert failure(brave_driver(), answer("brave", "token_invalid_422")).error_class == (
-        "auth_failure")
+        "auth_failure"
+    )
 
 
 def test_req_test_002_brave_auth_failure_422_validation() -> None:
     assert failure(brave_driver(), answer("brave", "validation_422")).error_class == (
-        "auth_failure")
+        "auth_failure"
+    )
 
 
-@pytest.mark.parametrize("body", [b"", b"<html>PROVIDER-TEXT</html>", b'{"error": "VALIDATION"}',
-                                  b'{"error": {"code": 422}}', b'["SUBSCRIPTION_TOKEN_INVALID"]'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"<html>PROVIDER-TEXT</html>",
+        b'{"error": "VALIDATION"}',
+        b'{"error": {"code": 422}}',
+        b'["SUBSCRIPTION_TOKEN_INVALID"]',
+    ],
+)
 def test_req_test_002_brave_request_failure_422_without_an_auth_code(body: bytes) -> None:
     assert failure(brave_driver(), Answer(422, {}, body)).error_class == "request_failure"
 
@@ -449,7 +554,8 @@ def test_req_test_002_brave_request_failure(name: str) -> None:
 def test_req_eng_006_brave_other_statuses_are_request_failure(status: int) -> None:
     a = answer("brave", "web_success")
     assert failure(brave_driver(), Answer(status, a.headers, a.body)).error_class == (
-        "request_failure")
+        "request_failure"
+    )
 
 
 @pytest.mark.parametrize("name", ["malformed", "challenge", "wrong_shape"])
@@ -458,11 +564,18 @@ def test_req_test_002_brave_parse_failure(name: str) -> None:
     assert (caught.error_class, caught.retry_after_s) == ("parse_failure", None)
 
 
-@pytest.mark.parametrize(("endpoint", "body"), [
-    ("web", b"[]"), ("web", b'{"web": []}'), ("web", b'{"web": {"results": [{"title": "t"}]}}'),
-    ("news", b'{"results": {}}'), ("news", b'{"results": [{"url": 1, "title": "t"}]}'),
-    ("news", b"\xef\xbb\xbf{"), ("web", b"[" * 100_000),
-])
+@pytest.mark.parametrize(
+    ("endpoint", "body"),
+    [
+        ("web", b"[]"),
+        ("web", b'{"web": []}'),
+        ("web", b'{"web": {"results": [{"title": "t"}]}}'),
+        ("news", b'{"results": {}}'),
+        ("news", b'{"results": [{"url": 1, "title": "t"}]}'),
+        ("news", b"\xef\xbb\xbf{"),
+        ("web", b"[" * 100_000),
+    ],
+)
 def test_req_test_002_brave_parse_failure_on_other_shapes(endpoint: str, body: bytes) -> None:
     assert failure(brave_driver(endpoint), Answer(200, {}, body)).error_class == "parse_failure"
 
@@ -472,12 +585,17 @@ def test_req_test_002_brave_parse_failure_on_other_shapes(endpoint: str, body: b
 
 def test_req_eng_011_brave_web_request_carries_every_parameter() -> None:
     request = brave_driver("web").request(
-        query("rust & c++", language="de", region="DE", safe_search="strict", time_range="week"))
+        query("rust & c++", language="de", region="DE", safe_search="strict", time_range="week")
+    )
     url = urlsplit(request.url)
     assert (url.scheme, url.netloc, url.path) == ("https", brave.HOST, "/res/v1/web/search")
     assert params(request.url) == {
-        "q": "rust & c++", "count": "10", "search_lang": "de", "country": "DE",
-        "safesearch": "strict", "freshness": "pw",
+        "q": "rust & c++",
+        "count": "10",
+        "search_lang": "de",
+        "country": "DE",
+        "safesearch": "strict",
+        "freshness": "pw",
     }
     assert request.max_bytes == brave.ADMISSION.response_bytes == MIB
 
@@ -486,21 +604,31 @@ def test_req_eng_011_brave_news_request_uses_the_news_endpoint() -> None:
     request = brave_driver("news").request(query(category="news", safe_search="off"))
     assert urlsplit(request.url).path == "/res/v1/news/search"
     assert params(request.url) == {
-        "q": "rust programming language", "count": "10", "search_lang": "en", "country": "US",
+        "q": "rust programming language",
+        "count": "10",
+        "search_lang": "en",
+        "country": "US",
         "safesearch": "off",
     }
 
 
-@pytest.mark.parametrize(("asked", "sent"), [(5, "5"), (10, "10"), (20, "20"), (21, "20"),
-                                             (50, "20")])
+@pytest.mark.parametrize(
+    ("asked", "sent"), [(5, "5"), (10, "10"), (20, "20"), (21, "20"), (50, "20")]
+)
 def test_req_eng_011_brave_count_is_capped_at_20(asked: int, sent: str) -> None:
     for endpoint in ("web", "news"):
         assert params(brave_driver(endpoint).request(query(count=asked)).url)["count"] == sent
 
 
-@pytest.mark.parametrize(("period", "freshness"), [
-    ("day", "pd"), ("week", "pw"), ("month", "pm"), ("year", "py"),
-])
+@pytest.mark.parametrize(
+    ("period", "freshness"),
+    [
+        ("day", "pd"),
+        ("week", "pw"),
+        ("month", "pm"),
+        ("year", "py"),
+    ],
+)
 def test_req_eng_010_brave_time_range_is_freshness(period: str, freshness: str) -> None:
     assert brave_driver().skip_reason(query(time_range=period)) is None
     assert params(brave_driver().request(query(time_range=period)).url)["freshness"] == freshness
@@ -510,21 +638,39 @@ def test_req_eng_010_brave_no_time_range_sends_no_freshness() -> None:
     assert "freshness" not in params(brave_driver().request(query()).url)
 
 
-@pytest.mark.parametrize(("language", "region", "code"), [
-    ("en", "US", "en"), ("en-US", "GB", "en"), ("en-GB", "US", "en-gb"), ("en", "GB", "en-gb"),
-    ("ja", "JP", "jp"), ("ja-JP", "US", "jp"),
-    ("zh", "US", "zh-hans"), ("zh-Hans", "TW", "zh-hans"), ("zh-Hant", "US", "zh-hant"),
-    ("zh-TW", "US", "zh-hant"), ("zh-CN", "TW", "zh-hans"), ("zh", "TW", "zh-hant"),
-    ("zh-Hant-HK", "US", "zh-hant"),
-    ("pt-BR", "PT", "pt-br"), ("pt-PT", "BR", "pt-pt"), ("pt", "BR", "pt-br"), ("pt", "US", "pt-pt"),
-    ("nb", "NO", "nb"), ("no", "NO", "nb"), ("de-AT", "AT", "de"), ("he", "US", "he"),
-])
+@pytest.mark.parametrize(
+    ("language", "region", "code"),
+    [
+        ("en", "US", "en"),
+        ("en-US", "GB", "en"),
+        ("en-GB", "US", "en-gb"),
+        ("en", "GB", "en-gb"),
+        ("ja", "JP", "jp"),
+        ("ja-JP", "US", "jp"),
+        ("zh", "US", "zh-hans"),
+        ("zh-Hans", "TW", "zh-hans"),
+        ("zh-Hant", "US", "zh-hant"),
+        ("zh-TW", "US", "zh-hant"),
+        ("zh-CN", "TW", "zh-hans"),
+        ("zh", "TW", "zh-hant"),
+        ("zh-Hant-HK", "US", "zh-hant"),
+        ("pt-BR", "PT", "pt-br"),
+        ("pt-PT", "BR", "pt-pt"),
+        ("pt", "BR", "pt-br"),
+        ("pt", "US", "pt-pt"),
+        ("nb", "NO", "nb"),
+        ("no", "NO", "nb"),
+        ("de-AT", "AT", "de"),
+        ("he", "US", "he"),
+    ],
+)
 def test_req_search_004_brave_search_lang_mapping(language: str, region: str, code: str) -> None:
     assert brave.search_lang(language, region) == code
     driver = brave_driver()
     assert driver.skip_reason(query(language=language, region=region)) is None
-    assert params(driver.request(query(language=language, region=region)).url)[
-        "search_lang"] == code
+    assert (
+        params(driver.request(query(language=language, region=region)).url)["search_lang"] == code
+    )
 
 
 @pytest.mark.parametrize("language", ["sw", "fa", "id", "nn", "tlh", "yue", "ga-IE"])
@@ -535,8 +681,9 @@ def test_req_search_004_brave_skips_a_language_it_does_not_list(language: str) -
         driver.request(query(language=language))
 
 
-@pytest.mark.parametrize(("region", "sent"), [("US", "US"), ("GB", "GB"), ("JP", "JP"),
-                                              ("IE", "ALL"), ("XX", "ALL")])
+@pytest.mark.parametrize(
+    ("region", "sent"), [("US", "US"), ("GB", "GB"), ("JP", "JP"), ("IE", "ALL"), ("XX", "ALL")]
+)
 def test_req_search_004_brave_country_is_the_region_or_all(region: str, sent: str) -> None:
     assert params(brave_driver().request(query(region=region)).url)["country"] == sent
 
@@ -587,20 +734,41 @@ def test_req_sec_brave_without_a_credential_sends_nothing() -> None:
 
 # -- no provider text leaves a driver (REQ-ENG-006) ------------------------------------------
 
-FAILING = [
-    ("wikipedia", None, name) for name in (
-        "error_object", "rate_limited", "blocked", "server_error", "malformed", "challenge",
-        "wrong_shape")
-] + [
-    ("brave", endpoint, name) for endpoint in ("web", "news") for name in (
-        "token_invalid_422", "validation_422", "other_422", "unauthorized_401",
-        "rate_limited_429", "server_error", "malformed", "challenge")
-] + [("brave", "web", "wrong_shape")]  # on the news endpoint it has no results section
+FAILING = (
+    [
+        ("wikipedia", None, name)
+        for name in (
+            "error_object",
+            "rate_limited",
+            "blocked",
+            "server_error",
+            "malformed",
+            "challenge",
+            "wrong_shape",
+        )
+    ]
+    + [
+        ("brave", endpoint, name)
+        for endpoint in ("web", "news")
+        for name in (
+            "token_invalid_422",
+            "validation_422",
+            "other_422",
+            "unauthorized_401",
+            "rate_limited_429",
+            "server_error",
+            "malformed",
+            "challenge",
+        )
+    ]
+    + [("brave", "web", "wrong_shape")]
+)  # on the news endpoint it has no results section
 
 
 @pytest.mark.parametrize(("engine", "endpoint", "name"), FAILING)
-def test_req_eng_006_no_provider_text_in_an_engine_failure(engine: str, endpoint: str | None,
-                                                           name: str) -> None:
+def test_req_eng_006_no_provider_text_in_an_engine_failure(
+    engine: str, endpoint: str | None, name: str
+) -> None:
     driver = wiki() if engine == "wikipedia" else brave_driver(endpoint or "web")
     a = answer(engine, name)
     assert b"PROVIDER-TEXT" in a.body  # the fixture does carry text that must not leak
@@ -620,8 +788,9 @@ def test_req_eng_006_no_provider_text_in_an_engine_failure(engine: str, endpoint
 
 def test_req_eng_004_driver_for_builds_the_configured_type() -> None:
     assert isinstance(registry.driver_for(settings(wikipedia.ADMISSION)), WikipediaDriver)
-    driver = registry.driver_for(settings(brave.ADMISSION, endpoint="news",
-                                          credential=Secret(TOKEN)))
+    driver = registry.driver_for(
+        settings(brave.ADMISSION, endpoint="news", credential=Secret(TOKEN))
+    )
     assert isinstance(driver, BraveDriver)
     assert driver.admission is brave.ADMISSION
     assert urlsplit(driver.request(query()).url).path == "/res/v1/news/search"
@@ -633,7 +802,8 @@ def test_req_eng_004_driver_for_a_loaded_configuration(write_config) -> None:  #
     path = write_config(
         'config_version = 1\n[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
         '[engines.brave]\ntype = "brave"\napi_key_env = "BRAVE_API_KEY"\n'
-        'categories = ["news"]\nendpoint = "news"\n')
+        'categories = ["news"]\nendpoint = "news"\n'
+    )
     config = load(str(path), {"BRAVE_API_KEY": TOKEN})
     drivers = {e.id: registry.driver_for(e) for e in config.engines}
     request = drivers["brave"].request(query(category="news"))
@@ -653,25 +823,48 @@ def test_req_res_002_header_lookup_ignores_case_and_joins_repeats() -> None:
     assert lookup("missing") is None
 
 
-@pytest.mark.parametrize(("value", "seconds"), [
-    ("120", 120.0), ("0", 0.0), ("1, 1419704", 1.0), (" 5 ", 5.0),
-    ("Thu, 01 Jan 2026 00:02:00 GMT", 120.0), ("Thu, 01 Jan 2026 00:00:00 GMT", 0.0),
-    ("Wed, 31 Dec 2025 23:00:00 GMT", 0.0),
-    (None, None), ("", None), ("-5", None), ("soon", None), ("1e9", None), ("inf", None),
-    ("12345678901", None),
-])
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("120", 120.0),
+        ("0", 0.0),
+        ("1, 1419704", 1.0),
+        (" 5 ", 5.0),
+        ("Thu, 01 Jan 2026 00:02:00 GMT", 120.0),
+        ("Thu, 01 Jan 2026 00:00:00 GMT", 0.0),
+        ("Wed, 31 Dec 2025 23:00:00 GMT", 0.0),
+        (None, None),
+        ("", None),
+        ("-5", None),
+        ("soon", None),
+        ("1e9", None),
+        ("inf", None),
+        ("12345678901", None),
+    ],
+)
 def test_req_res_002_retry_after_seconds(value: str | None, seconds: float | None) -> None:
     now = 1767225600.0  # 2026-01-01T00:00:00Z
     assert delay_seconds(value, now) == seconds
 
 
-@pytest.mark.parametrize(("value", "day"), [
-    ("2026-09-01T08:15:42Z", "2026-09-01"), ("2026-09-30T23:30:00", "2026-09-30"),
-    ("2026-09-30T23:30:00-05:00", "2026-09-30"), ("2024-02-29", "2024-02-29"),
-    ("2026-02-30T00:00:00", None), ("2026-9-1", None), ("20260901", None),
-    ("2026-09-011", None), ("September 1, 2026", None), ("", None), (None, None),
-    (1756684800, None), ("\u0662\u0660\u0662\u0664-\u0660\u0661-\u0660\u0665", None),
-    ("\uff12\uff10\uff12\uff14-01-05", None),
-])
+@pytest.mark.parametrize(
+    ("value", "day"),
+    [
+        ("2026-09-01T08:15:42Z", "2026-09-01"),
+        ("2026-09-30T23:30:00", "2026-09-30"),
+        ("2026-09-30T23:30:00-05:00", "2026-09-30"),
+        ("2024-02-29", "2024-02-29"),
+        ("2026-02-30T00:00:00", None),
+        ("2026-9-1", None),
+        ("20260901", None),
+        ("2026-09-011", None),
+        ("September 1, 2026", None),
+        ("", None),
+        (None, None),
+        (1756684800, None),
+        ("\u0662\u0660\u0662\u0664-\u0660\u0661-\u0660\u0665", None),
+        ("\uff12\uff10\uff12\uff14-01-05", None),
+    ],
+)
 def test_req_test_002_date_part(value: object, day: str | None) -> None:
     assert date_part(value) == day

@@ -59,7 +59,8 @@ def test_req_doc_002_example_configuration_passes_check(example: Path, tmp_path:
     expected = documented_warnings().get(example.name)
     assert expected is not None, f"{example.name} is not in docs/configuration.md"
     assert sorted(warned(run.lines)) == sorted(expected), (
-        f"{example.name}: check warns {warned(run.lines)}, the docs say {expected}")
+        f"{example.name}: check warns {warned(run.lines)}, the docs say {expected}"
+    )
 
 
 def test_req_doc_002_a_warning_the_docs_do_not_name_fails(tmp_path: Path) -> None:
@@ -74,16 +75,25 @@ def test_req_doc_002_a_warning_the_docs_do_not_name_fails(tmp_path: Path) -> Non
 
 def test_req_doc_002_examples_cover_every_configuration_the_book_shows() -> None:
     names = {p.name for p in EXAMPLES.glob("*.toml")}
-    assert names >= {"smallest.toml", "tutorial-1.toml", "tutorial-2.toml", "tutorial-3.toml",
-                     "strict-mode.toml", "tutorial-4.toml", "tutorial-5.toml",
-                     "configuration-example.toml"}
+    assert names >= {
+        "smallest.toml",
+        "tutorial-1.toml",
+        "tutorial-2.toml",
+        "tutorial-3.toml",
+        "strict-mode.toml",
+        "tutorial-4.toml",
+        "tutorial-5.toml",
+        "configuration-example.toml",
+    }
 
 
 def test_tutorial_4_without_its_tokens_is_refused_by_check(tmp_path: Path) -> None:
     run = check(EXAMPLES / "tutorial-4.toml", clean_env())
     assert run.code == 1
-    assert ("rypsok: error: service.http.auth.callers[0].token_env: environment variable "
-            "RYPSOK_TOKEN_MIMLYS is unset or empty (line 13, column 13)") in run.lines
+    assert (
+        "rypsok: error: service.http.auth.callers[0].token_env: environment variable "
+        "RYPSOK_TOKEN_MIMLYS is unset or empty (line 13, column 13)"
+    ) in run.lines
 
 
 def test_tutorial_5_without_the_switch_is_refused_with_one_sentence(tmp_path: Path) -> None:

@@ -82,9 +82,14 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
         whole = fetch(core, url=s.url("/rust-ownership"))
         first = fetch(core, url=s.url("/rust-ownership"), max_chars=500)
         second = fetch(core, url=s.url("/rust-ownership"), max_chars=500, start_char=500)
-    assert whole == {"content": BOOK_CONTENT, "notices": [], "outcome": "ok",
-                     "title": "Rust ownership, in short", "truncated": False,
-                     "url": s.url("/rust-ownership")}
+    assert whole == {
+        "content": BOOK_CONTENT,
+        "notices": [],
+        "outcome": "ok",
+        "title": "Rust ownership, in short",
+        "truncated": False,
+        "url": s.url("/rust-ownership"),
+    }
     assert first["content"] == BOOK_CONTENT[:500] and first["truncated"] is True
     assert first["next_start_char"] == 500
     assert second["content"] == BOOK_CONTENT[500:1000]
@@ -102,15 +107,21 @@ def test_req_fetch_005_start_char_beyond_the_content_states_its_length(tmp_path:
 
 
 def test_req_fetch_006_same_host_redirect_is_followed(tmp_path: Path) -> None:
-    with site({"/old": Page(301, headers={"Location": "/rust-ownership"}),
-               "/rust-ownership": Page(body=ARTICLE)}) as s:
+    with site(
+        {
+            "/old": Page(301, headers={"Location": "/rust-ownership"}),
+            "/rust-ownership": Page(body=ARTICLE),
+        }
+    ) as s:
         answer = fetch(make(tmp_path), url=s.url("/old"))
     assert answer["url"] == s.url("/rust-ownership")
 
 
 def test_req_fetch_006_cross_host_redirect_is_reported(tmp_path: Path) -> None:
-    with site({"/new": Page(body=ARTICLE)}) as other, site(
-            {"/moved": Page(302, headers={"Location": "PLACEHOLDER"})}) as s:
+    with (
+        site({"/new": Page(body=ARTICLE)}) as other,
+        site({"/moved": Page(302, headers={"Location": "PLACEHOLDER"})}) as s,
+    ):
         s.pages["/moved"] = Page(302, headers={"Location": other.url("/new")})
         error = refused(make(tmp_path), url=s.url("/moved"))
         assert other.requests == []
@@ -127,7 +138,7 @@ def test_req_fetch_006_cross_host_redirect_followed_when_configured(tmp_path: Pa
 
 
 def test_req_sec_008_redirect_to_a_metadata_address_is_denied_without_disclosure(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     with site({"/x": Page(302, headers={"Location": "http://169.254.169.254/latest/meta"})}) as s:
         error = refused(make(tmp_path), url=s.url("/x"))
@@ -136,8 +147,9 @@ def test_req_sec_008_redirect_to_a_metadata_address_is_denied_without_disclosure
 
 
 def test_redirect_loop_ends_unavailable(tmp_path: Path) -> None:
-    with site({"/a": Page(302, headers={"Location": "/b"}),
-               "/b": Page(302, headers={"Location": "/a"})}) as s:
+    with site(
+        {"/a": Page(302, headers={"Location": "/b"}), "/b": Page(302, headers={"Location": "/a"})}
+    ) as s:
         error = refused(make(tmp_path), url=s.url("/a"))
     assert error.kind == "unavailable" and error.detail["reason"] == "network"
 
@@ -151,22 +163,31 @@ def test_a_location_that_is_not_a_url_ends_unavailable(tmp_path: Path) -> None:
 # -- the egress policy (REQ-SEC-006, REQ-SEC-007, REQ-TEST-005) ------------------------------
 
 
-@pytest.mark.parametrize("url", [
-    "http://192.168.1.10/admin", "https://127.0.0.1/", "https://[::1]/", "https://10.0.0.1/",
-    "https://169.254.169.254/latest", "https://2130706433/", "https://0x7f.1/",
-    "https://0177.0.0.1/", "https://[::ffff:127.0.0.1]/", "https://localhost/",
-    "https://printer.local/", "https://intranet/", "https://db.internal/",
-])
-def test_req_sec_006_private_and_internal_destinations_are_denied(tmp_path: Path,
-                                                                  url: str) -> None:
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://192.168.1.10/admin",
+        "https://127.0.0.1/",
+        "https://[::1]/",
+        "https://10.0.0.1/",
+        "https://169.254.169.254/latest",
+        "https://2130706433/",
+        "https://0x7f.1/",
+        "https://0177.0.0.1/",
+        "https://[::ffff:127.0.0.1]/",
+        "https://localhost/",
+        "https://printer.local/",
+        "https://intranet/",
+        "https://db.internal/",
+    ],
+)
+def test_req_sec_006_private_and_internal_destinations_are_denied(tmp_path: Path, url: str) -> None:
     error = refused(make(tmp_path, ""), url=url)
     assert error.kind == "denied" and error.detail == {"reason": "egress"}
     assert error.message == "the destination is not allowed by the egress policy"
 
 
-def test_req_sec_007_a_name_resolving_only_to_refused_addresses_is_network(
-    tmp_path: Path
-) -> None:
+def test_req_sec_007_a_name_resolving_only_to_refused_addresses_is_network(tmp_path: Path) -> None:
     async def resolver(host: str, port: int) -> list[Any]:
         return [ipaddress.ip_address("10.1.2.3")]
 
@@ -200,9 +221,7 @@ def test_req_fetch_010_other_schemes_are_denied(tmp_path: Path) -> None:
         assert error.kind == "denied" and error.detail == {"reason": "scheme"}
 
 
-def test_req_fetch_010_http_is_retried_over_https_and_its_failure_is_denied(
-    tmp_path: Path
-) -> None:
+def test_req_fetch_010_http_is_retried_over_https_and_its_failure_is_denied(tmp_path: Path) -> None:
     with site({"/p": Page(body=ARTICLE)}, tls=False) as plain:
         error = refused(make(tmp_path), url=plain.url("/p"))
     assert error.kind == "denied" and error.detail == {"reason": "scheme"}
@@ -229,8 +248,13 @@ def test_req_cmp_005_a_disallowed_page_is_denied_before_it_is_requested(tmp_path
 
 def test_req_cmp_005_a_redirect_to_a_disallowed_page_is_denied(tmp_path: Path) -> None:
     robots = Page(body=b"User-agent: *\nDisallow: /private\n", content_type="text/plain")
-    with site({"/robots.txt": robots, "/open": Page(301, headers={"Location": "/private/x"}),
-               "/private/x": Page(body=ARTICLE)}) as s:
+    with site(
+        {
+            "/robots.txt": robots,
+            "/open": Page(301, headers={"Location": "/private/x"}),
+            "/private/x": Page(body=ARTICLE),
+        }
+    ) as s:
         error = refused(make(tmp_path), url=s.url("/open"))
         assert "/private/x" not in [p for p, _ in s.requests]
     assert error.detail == {"reason": "robots_txt"}
@@ -244,8 +268,9 @@ def test_req_cmp_005_robots_off_reads_the_page(tmp_path: Path) -> None:
 
 
 def test_req_cmp_005_robots_is_cached_per_origin(tmp_path: Path) -> None:
-    with site({"/robots.txt": Page(body=b"", content_type="text/plain"),
-               "/p": Page(body=ARTICLE)}) as s:
+    with site(
+        {"/robots.txt": Page(body=b"", content_type="text/plain"), "/p": Page(body=ARTICLE)}
+    ) as s:
         core = make(tmp_path)
         fetch(core, url=s.url("/p"))
         fetch(core, url=s.url("/p"))
@@ -255,9 +280,7 @@ def test_req_cmp_005_robots_is_cached_per_origin(tmp_path: Path) -> None:
 # -- status, type, size (REQ-FETCH-008, -011, REQ-PAGE-003..005) ------------------------------
 
 
-def test_req_fetch_011_a_4xx_is_unavailable_and_says_retrying_will_not_help(
-    tmp_path: Path
-) -> None:
+def test_req_fetch_011_a_4xx_is_unavailable_and_says_retrying_will_not_help(tmp_path: Path) -> None:
     with site({"/gone": Page(410, b"PAGE-TEXT gone")}) as s:
         error = refused(make(tmp_path), url=s.url("/gone"))
     assert error.detail == {"reason": "http_status", "status": 410}
@@ -280,9 +303,13 @@ def test_req_fetch_008_other_media_types_are_unsupported(tmp_path: Path) -> None
 
 def test_req_page_003_a_body_above_max_bytes_is_too_large(tmp_path: Path) -> None:
     big = b"<p>" + b"a" * 200_000 + b"</p>"
-    with site({"/big": Page(body=big), "/bomb": Page(body=b"<p>" + b"0" * 50_000_000,
-                                                       gzip=True),
-               "/liar": Page(body=big, declared_length=100)}) as s:
+    with site(
+        {
+            "/big": Page(body=big),
+            "/bomb": Page(body=b"<p>" + b"0" * 50_000_000, gzip=True),
+            "/liar": Page(body=big, declared_length=100),
+        }
+    ) as s:
         core = make(tmp_path, ALLOW_LOCAL + "[fetch]\nmax_bytes = 65536\n")
         for path in ("/big", "/bomb"):
             error = refused(core, url=s.url(path))
@@ -303,17 +330,17 @@ def test_req_fetch_004_plain_text_and_markdown_are_returned_as_text(tmp_path: Pa
 
 def test_req_page_008_a_dripping_page_ends_within_lim_f5(tmp_path: Path) -> None:
     with site({"/drip": Page(body=b"<p>" + b"x" * 1000, drip_s=0.05)}) as s:
-        core = make(tmp_path, ALLOW_LOCAL + "[fetch]\ndeadline_ms = 1000\n"
-                    "[service.http]\nrequest_timeout_s = 3\n")
+        core = make(
+            tmp_path,
+            ALLOW_LOCAL + "[fetch]\ndeadline_ms = 1000\n[service.http]\nrequest_timeout_s = 3\n",
+        )
         started = time.monotonic()
         error = refused(core, url=s.url("/drip"))
     assert time.monotonic() - started < 2.0  # LIM-F5: deadline plus 1000 ms
     assert error.kind == "unavailable" and error.detail["reason"] == "deadline"
 
 
-def test_req_test_006_a_million_nested_elements_end_partial_not_the_process(
-    tmp_path: Path
-) -> None:
+def test_req_test_006_a_million_nested_elements_end_partial_not_the_process(tmp_path: Path) -> None:
     deep = b"<p>start</p>" + b"<div>" * 1_000_000 + b"deep"
     with site({"/deep": Page(body=deep)}) as s:
         core = make(tmp_path, ALLOW_LOCAL + "[fetch]\nmax_bytes = 10485760\n")
@@ -345,7 +372,7 @@ def test_req_sec_021_an_allow_rule_admits_under_strict_mode(tmp_path: Path) -> N
 
 
 def test_req_priv_004_logs_carry_the_host_after_the_policy_never_path_or_query(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     stream = io.StringIO()
     previous, log._stream = log._stream, stream
@@ -367,7 +394,7 @@ def test_req_sec_002_page_text_imitating_the_response_stays_content(tmp_path: Pa
 
 
 def test_req_sec_015_invisible_characters_in_content_are_removed_and_noticed(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     page = "<p>zero\u200bwidth and bidi\u202e text</p>".encode()
     with site({"/z": Page(body=page)}) as s:

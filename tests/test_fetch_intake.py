@@ -60,16 +60,38 @@ def test_req_fetch_001_length_counts_characters_not_bytes() -> None:
     assert _parse(url).target.startswith("/%C3%A9")
 
 
-@pytest.mark.parametrize("url", [
-    "", " ", "qzxsite.example/page", "//qzxsite.example/", "https://", "http://",
-    "https://[::1", "https://[qzx::1]/", "https://[v1.qzx]/", "https://[::1]qzx/",
-    "https://[fe80::1%25eth0]/", "https://[fe80::1%eth0]/",
-    "https://qzxsite.example:99999/", "https://qzxsite.example:8o8o/", "https://qzx.example:-1/",
-    "https://1.2.3.999/", "https://qzx.0x1f/", "https://1.2.3.4.5/", "https://09.1.1.1/",
-    "https://qzx site.example/", "https://qzx%2fsite.example/", "https://qzx%00.example/",
-    "https://qzx<site.example/", "https://%ff%fe.example/", "https://qzx\x00.example/",
-    "https://qzx／site.example/", "https://%/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "",
+        " ",
+        "qzxsite.example/page",
+        "//qzxsite.example/",
+        "https://",
+        "http://",
+        "https://[::1",
+        "https://[qzx::1]/",
+        "https://[v1.qzx]/",
+        "https://[::1]qzx/",
+        "https://[fe80::1%25eth0]/",
+        "https://[fe80::1%eth0]/",
+        "https://qzxsite.example:99999/",
+        "https://qzxsite.example:8o8o/",
+        "https://qzx.example:-1/",
+        "https://1.2.3.999/",
+        "https://qzx.0x1f/",
+        "https://1.2.3.4.5/",
+        "https://09.1.1.1/",
+        "https://qzx site.example/",
+        "https://qzx%2fsite.example/",
+        "https://qzx%00.example/",
+        "https://qzx<site.example/",
+        "https://%ff%fe.example/",
+        "https://qzx\x00.example/",
+        "https://qzx／site.example/",
+        "https://%/",
+    ],
+)
 def test_req_fetch_001_what_is_not_a_url_is_invalid_request(url: str) -> None:
     error = _error(url)
     assert error.kind == "invalid_request", url
@@ -85,23 +107,31 @@ def test_req_fetch_007_a_user_name_is_refused_in_every_mode(mode: str) -> None:
     error = _error("https://alice@qzxsite.example/docs", mode=mode)
     assert error.kind == "denied"
     assert error.detail == {"reason": "credential_in_url"}
-    assert error.message == ("the URL carries a user name before @ at character 8; "
-                             "remove it and fetch again")
+    assert error.message == (
+        "the URL carries a user name before @ at character 8; remove it and fetch again"
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("url", "position"), [
-    ("https://alice:hunter2@qzxsite.example/", 14),
-    ("https://:hunter2@qzxsite.example/", 9),
-    ("HTTPS:\\\\alice:hunter2@qzxsite.example/", 14),
-    ("ftp://alice:hunter2@qzxsite.example/", 12),
-])
-def test_req_fetch_007_a_password_is_refused_in_every_mode(mode: str, url: str,
-                                                           position: int) -> None:
+@pytest.mark.parametrize(
+    ("url", "position"),
+    [
+        ("https://alice:hunter2@qzxsite.example/", 14),
+        ("https://:hunter2@qzxsite.example/", 9),
+        ("HTTPS:\\\\alice:hunter2@qzxsite.example/", 14),
+        ("ftp://alice:hunter2@qzxsite.example/", 12),
+    ],
+)
+def test_req_fetch_007_a_password_is_refused_in_every_mode(
+    mode: str, url: str, position: int
+) -> None:
     error = _error(url, mode=mode)
     assert error.kind == "denied"
-    assert error.detail == {"reason": "secret_in_url", "kind": "url_userinfo_password",
-                            "position": position}
+    assert error.detail == {
+        "reason": "secret_in_url",
+        "kind": "url_userinfo_password",
+        "position": position,
+    }
     assert "hunter2" not in error.message
 
 
@@ -117,8 +147,11 @@ def test_req_priv_002_a_key_in_the_url_is_refused_with_kind_and_position(mode: s
     url = f"https://qzxsite.example/search?qzxkey={GITHUB_TOKEN}"
     error = _error(url, mode=mode)
     assert error.kind == "denied"
-    assert error.detail == {"reason": "secret_in_url", "kind": "github_token",
-                            "position": url.index("ghp_")}
+    assert error.detail == {
+        "reason": "secret_in_url",
+        "kind": "github_token",
+        "position": url.index("ghp_"),
+    }
     assert GITHUB_TOKEN.lower() not in error.message.lower()
 
 
@@ -141,12 +174,21 @@ def test_req_priv_002_a_key_beside_a_user_name_is_refused_even_when_detection_is
 # -- scheme (REQ-FETCH-010, REQ-SEC-009) -------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", [
-    "ftp://qzxsite.example/", "file:///etc/passwd", "javascript:alert(1)",
-    "data:text/html,<b>qzx</b>", "ws://qzxsite.example/", "wss://qzxsite.example/",
-    "mailto:qzx@site.example", "gopher://qzxsite.example/", "qzxsite.example:8080/",
-    "view-source:https://qzxsite.example/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://qzxsite.example/",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,<b>qzx</b>",
+        "ws://qzxsite.example/",
+        "wss://qzxsite.example/",
+        "mailto:qzx@site.example",
+        "gopher://qzxsite.example/",
+        "qzxsite.example:8080/",
+        "view-source:https://qzxsite.example/",
+    ],
+)
 def test_req_fetch_010_another_scheme_is_denied(url: str) -> None:
     for allow_http in (False, True):
         error = _error(url, allow_http=allow_http)
@@ -155,7 +197,8 @@ def test_req_fetch_010_another_scheme_is_denied(url: str) -> None:
         assert error.message.startswith("the URL scheme is not allowed")
     assert _error(url).message == "the URL scheme is not allowed; use an https URL"
     assert _error(url, allow_http=True).message == (
-        "the URL scheme is not allowed; use an http or https URL")
+        "the URL scheme is not allowed; use an http or https URL"
+    )
 
 
 def test_req_fetch_010_http_is_upgraded_to_https_when_not_allowed() -> None:
@@ -163,11 +206,13 @@ def test_req_fetch_010_http_is_upgraded_to_https_when_not_allowed() -> None:
     assert (target.scheme, target.port, target.upgraded) == ("https", 443, True)
     assert target.url == "https://qzxsite.example/a?b=1"
     explicit = _parse("HTTP://qzxsite.example:80/")
-    assert (explicit.scheme, explicit.port, explicit.url) == ("https", 443,
-                                                              "https://qzxsite.example/")
+    assert (explicit.scheme, explicit.port, explicit.url) == (
+        "https",
+        443,
+        "https://qzxsite.example/",
+    )
     other = _parse("http://qzxsite.example:8080/")
-    assert (other.port, other.url, other.upgraded) == (8080, "https://qzxsite.example:8080/",
-                                                       True)
+    assert (other.port, other.url, other.upgraded) == (8080, "https://qzxsite.example:8080/", True)
 
 
 def test_req_fetch_010_http_stays_http_when_the_operator_allows_it() -> None:
@@ -188,20 +233,30 @@ def test_req_fetch_010_the_two_scheme_messages_and_the_other_constructors() -> N
     network = errors.network_unavailable()
     assert (network.kind, network.detail) == ("unavailable", {"reason": "network"})
     assert errors.credential_in_url(None).message == (
-        "the URL carries a user name before @; remove it and fetch again")
+        "the URL carries a user name before @; remove it and fetch again"
+    )
 
 
 # -- hosts -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("url", "host"), [
-    ("http://2130706433/", "127.0.0.1"), ("http://0177.0.0.1/", "127.0.0.1"),
-    ("http://0x7f.1/", "127.0.0.1"), ("http://127.1/", "127.0.0.1"),
-    ("http://0x7F000001/", "127.0.0.1"), ("http://127.0.0.1./", "127.0.0.1"),
-    ("https://%31%32%37.0.0.1/", "127.0.0.1"), ("https://１２７．０．０．１/", "127.0.0.1"),
-    ("https://0xa9.0xfe.0xa9.0xfe/", "169.254.169.254"), ("https://010.8.8.8/", "8.8.8.8"),
-    ("https://8.8.8.8:443/", "8.8.8.8"), ("https://0/", "0.0.0.0"),
-])
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0177.0.0.1/", "127.0.0.1"),
+        ("http://0x7f.1/", "127.0.0.1"),
+        ("http://127.1/", "127.0.0.1"),
+        ("http://0x7F000001/", "127.0.0.1"),
+        ("http://127.0.0.1./", "127.0.0.1"),
+        ("https://%31%32%37.0.0.1/", "127.0.0.1"),
+        ("https://１２７．０．０．１/", "127.0.0.1"),
+        ("https://0xa9.0xfe.0xa9.0xfe/", "169.254.169.254"),
+        ("https://010.8.8.8/", "8.8.8.8"),
+        ("https://8.8.8.8:443/", "8.8.8.8"),
+        ("https://0/", "0.0.0.0"),
+    ],
+)
 def test_req_test_005_ipv4_literals_in_every_notation(url: str, host: str) -> None:
     target = _parse(url, allow_http=True)
     assert target.host == host
@@ -209,13 +264,19 @@ def test_req_test_005_ipv4_literals_in_every_notation(url: str, host: str) -> No
     assert target.url.split("//", 1)[1].startswith(host + "/")
 
 
-@pytest.mark.parametrize(("url", "host", "shown"), [
-    ("https://[::1]/", "::1", "[::1]"),
-    ("https://[0:0:0:0:0:0:0:1]/", "::1", "[::1]"),
-    ("https://[::FFFF:127.0.0.1]/", "::ffff:7f00:1", "[::ffff:7f00:1]"),
-    ("https://[2606:4700:0::6810:84E5]:8443/", "2606:4700::6810:84e5",
-     "[2606:4700::6810:84e5]:8443"),
-])
+@pytest.mark.parametrize(
+    ("url", "host", "shown"),
+    [
+        ("https://[::1]/", "::1", "[::1]"),
+        ("https://[0:0:0:0:0:0:0:1]/", "::1", "[::1]"),
+        ("https://[::FFFF:127.0.0.1]/", "::ffff:7f00:1", "[::ffff:7f00:1]"),
+        (
+            "https://[2606:4700:0::6810:84E5]:8443/",
+            "2606:4700::6810:84e5",
+            "[2606:4700::6810:84e5]:8443",
+        ),
+    ],
+)
 def test_req_test_005_ipv6_literals_are_canonical(url: str, host: str, shown: str) -> None:
     target = _parse(url)
     assert target.host == host
@@ -223,20 +284,23 @@ def test_req_test_005_ipv6_literals_are_canonical(url: str, host: str, shown: st
     assert target.url == f"https://{shown}/"
 
 
-@pytest.mark.parametrize(("url", "host"), [
-    ("https://QzxSite.Example./", "qzxsite.example"),
-    ("https://bücher.example/", "xn--bcher-kva.example"),
-    ("https://BÜCHER.example/", "xn--bcher-kva.example"),
-    ("https://b%C3%BCcher.example/", "xn--bcher-kva.example"),
-    ("https://qzx%2Esite.example/", "qzx.site.example"),
-    ("https://qzx。site。example/", "qzx.site.example"),
-    ("https://ｑｚｘ.example/", "qzx.example"),
-    ("https://a_b.example/", "a_b.example"),
-    ("https:qzxsite.example/x", "qzxsite.example"),
-    ("https:\\\\qzxsite.example\\x", "qzxsite.example"),
-    ("  https://qzx\tsite.exa\nmple/\r\n", "qzxsite.example"),
-    ("https:///qzxsite.example/", "qzxsite.example"),
-])
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://QzxSite.Example./", "qzxsite.example"),
+        ("https://bücher.example/", "xn--bcher-kva.example"),
+        ("https://BÜCHER.example/", "xn--bcher-kva.example"),
+        ("https://b%C3%BCcher.example/", "xn--bcher-kva.example"),
+        ("https://qzx%2Esite.example/", "qzx.site.example"),
+        ("https://qzx。site。example/", "qzx.site.example"),
+        ("https://ｑｚｘ.example/", "qzx.example"),
+        ("https://a_b.example/", "a_b.example"),
+        ("https:qzxsite.example/x", "qzxsite.example"),
+        ("https:\\\\qzxsite.example\\x", "qzxsite.example"),
+        ("  https://qzx\tsite.exa\nmple/\r\n", "qzxsite.example"),
+        ("https:///qzxsite.example/", "qzxsite.example"),
+    ],
+)
 def test_req_fetch_001_host_names_as_a_browser_reads_them(url: str, host: str) -> None:
     target = _parse(url)
     assert target.host == host
@@ -244,9 +308,16 @@ def test_req_fetch_001_host_names_as_a_browser_reads_them(url: str, host: str) -
     assert target.url.startswith(f"https://{host}/")
 
 
-@pytest.mark.parametrize("url", ["https://qzx..example/", "https://.qzx.example/",
-                                 "https://qzx!site.example/", "https://-qzx.example/",
-                                 "https://" + "q" * 64 + ".example/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://qzx..example/",
+        "https://.qzx.example/",
+        "https://qzx!site.example/",
+        "https://-qzx.example/",
+        "https://" + "q" * 64 + ".example/",
+    ],
+)
 def test_req_sec_006_a_malformed_host_name_is_denied_by_the_egress_policy(url: str) -> None:
     error = _error(url)
     assert error.kind == "denied"
@@ -257,38 +328,44 @@ def test_req_sec_006_a_malformed_host_name_is_denied_by_the_egress_policy(url: s
 # -- ports and request target -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("url", "port", "shown"), [
-    ("https://qzx.example/", 443, "https://qzx.example/"),
-    ("https://qzx.example:443/", 443, "https://qzx.example/"),
-    ("https://qzx.example:/", 443, "https://qzx.example/"),
-    ("https://qzx.example:0080/", 80, "https://qzx.example:80/"),
-    ("https://qzx.example:8443", 8443, "https://qzx.example:8443/"),
-    ("https://qzx.example:65535/", 65535, "https://qzx.example:65535/"),
-    ("https://qzx.example:0/", 0, "https://qzx.example:0/"),
-])
+@pytest.mark.parametrize(
+    ("url", "port", "shown"),
+    [
+        ("https://qzx.example/", 443, "https://qzx.example/"),
+        ("https://qzx.example:443/", 443, "https://qzx.example/"),
+        ("https://qzx.example:/", 443, "https://qzx.example/"),
+        ("https://qzx.example:0080/", 80, "https://qzx.example:80/"),
+        ("https://qzx.example:8443", 8443, "https://qzx.example:8443/"),
+        ("https://qzx.example:65535/", 65535, "https://qzx.example:65535/"),
+        ("https://qzx.example:0/", 0, "https://qzx.example:0/"),
+    ],
+)
 def test_req_sec_009_the_port_is_explicit_or_the_default(url: str, port: int, shown: str) -> None:
     target = _parse(url)
     assert (target.port, target.url) == (port, shown)
 
 
-@pytest.mark.parametrize(("url", "target"), [
-    ("https://qzx.example", "/"),
-    ("https://qzx.example?", "/?"),
-    ("https://qzx.example?a=1", "/?a=1"),
-    ("https://qzx.example/a/b#frag", "/a/b"),
-    ("https://qzx.example/a#x?y", "/a"),
-    ("https://qzx.example/a/../b/./c/", "/b/c/"),
-    ("https://qzx.example/a/%2e%2E/b/%2e", "/b/"),
-    ("https://qzx.example/../../etc", "/etc"),
-    ("https://qzx.example/a\\b\\..\\c", "/a/c"),
-    ("https://qzx.example/a b\"<>`{}^", "/a%20b%22%3C%3E%60%7B%7D%5E"),
-    ("https://qzx.example/?q=a b\"'<>`{}", "/?q=a%20b%22%27%3C%3E`{}"),
-    ("https://qzx.example/ä?ü=ö", "/%C3%A4?%C3%BC=%C3%B6"),
-    ("https://qzx.example/%41%2f%zz%", "/%41%2f%zz%"),
-    ("https://qzx.example/it's", "/it's"),
-    ("https://qzx.example/a\x01b\x7f", "/a%01b%7F"),
-    ("https://qzx.example/?a=\\b", "/?a=\\b"),
-])
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("https://qzx.example", "/"),
+        ("https://qzx.example?", "/?"),
+        ("https://qzx.example?a=1", "/?a=1"),
+        ("https://qzx.example/a/b#frag", "/a/b"),
+        ("https://qzx.example/a#x?y", "/a"),
+        ("https://qzx.example/a/../b/./c/", "/b/c/"),
+        ("https://qzx.example/a/%2e%2E/b/%2e", "/b/"),
+        ("https://qzx.example/../../etc", "/etc"),
+        ("https://qzx.example/a\\b\\..\\c", "/a/c"),
+        ('https://qzx.example/a b"<>`{}^', "/a%20b%22%3C%3E%60%7B%7D%5E"),
+        ("https://qzx.example/?q=a b\"'<>`{}", "/?q=a%20b%22%27%3C%3E`{}"),
+        ("https://qzx.example/ä?ü=ö", "/%C3%A4?%C3%BC=%C3%B6"),
+        ("https://qzx.example/%41%2f%zz%", "/%41%2f%zz%"),
+        ("https://qzx.example/it's", "/it's"),
+        ("https://qzx.example/a\x01b\x7f", "/a%01b%7F"),
+        ("https://qzx.example/?a=\\b", "/?a=\\b"),
+    ],
+)
 def test_req_fetch_001_the_request_target_as_a_browser_sends_it(url: str, target: str) -> None:
     parsed = _parse(url)
     assert parsed.target == target
@@ -309,8 +386,9 @@ _URL_TEXT = st.text(
 
 @settings(max_examples=400)
 @given(st.sampled_from(["https://", "http://", "https:", "HTTP://x.", "https://[::1]"]), _URL_TEXT)
-def test_req_fetch_001_intake_raises_only_tool_errors_and_is_idempotent(prefix: str,
-                                                                      rest: str) -> None:
+def test_req_fetch_001_intake_raises_only_tool_errors_and_is_idempotent(
+    prefix: str, rest: str
+) -> None:
     url = prefix + rest
     try:
         target = parse_fetch_url(url, allow_http=True, secret_mode="off")

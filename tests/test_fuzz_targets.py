@@ -45,8 +45,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "the egress policy's judgment of a URL: policy": ("egress_url", "EgressPolicy.judge_host"),
     "an egress rule": ("egress_rule", "parse_rule"),
     "a robots.txt answer": ("robots_txt", "robots._parse"),
-    "a provider's JSON answer: Wikipedia": ("wikipedia_json",
-                                            "wikipedia.WikipediaDriver.parse"),
+    "a provider's JSON answer: Wikipedia": ("wikipedia_json", "wikipedia.WikipediaDriver.parse"),
     "a provider's JSON answer: Brave": ("brave_json", "brave.BraveDriver.parse"),
     "the Retry-After value": ("retry_after", "delay_seconds"),
     "the charset header value: fetch": ("charset_header", "pipeline._declared_charset"),
@@ -143,8 +142,9 @@ def test_req_sec_023_the_targets_import_without_the_fuzzer() -> None:
         "    raise AssertionError('main ran without atheris')\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
 
@@ -176,11 +176,13 @@ def test_fuzz_run_reads_libfuzzer_output() -> None:
     crash = fuzz_run._classify(CRASH_OUTPUT, "fuzz/crashes/t/crash-abc")
     assert crash.kind == "exception" and crash.summary == "KeyError: 'x'"
     assert crash.where.endswith("rypsok/core/thing.py:42 in run")
-    hang = fuzz_run._classify(b"==1== ERROR: libFuzzer: timeout after 10 seconds\n",
-                              "fuzz/crashes/t/timeout-abc")
+    hang = fuzz_run._classify(
+        b"==1== ERROR: libFuzzer: timeout after 10 seconds\n", "fuzz/crashes/t/timeout-abc"
+    )
     assert hang.kind == "timeout"
-    oom = fuzz_run._classify(b"==1== ERROR: libFuzzer: out-of-memory (used: 3000Mb)\n",
-                             "fuzz/crashes/t/oom-abc")
+    oom = fuzz_run._classify(
+        b"==1== ERROR: libFuzzer: out-of-memory (used: 3000Mb)\n", "fuzz/crashes/t/oom-abc"
+    )
     assert oom.kind == "out-of-memory"
 
 
@@ -194,7 +196,8 @@ def test_req_test_019_release_checks_refuses_an_unknown_check() -> None:
     script = REPO / "tools" / "release-checks"
     assert os.access(script, os.X_OK), "tools/release-checks is not executable"
     # An unknown check is refused before any environment is built.
-    done = subprocess.run([str(script), "nonsense"], cwd=REPO, capture_output=True, text=True,
-                          timeout=30)
+    done = subprocess.run(
+        [str(script), "nonsense"], cwd=REPO, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 2
     assert "unknown check" in done.stderr and "fuzz --seconds N" in done.stderr

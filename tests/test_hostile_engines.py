@@ -12,8 +12,14 @@ from tests.conftest import cli
 from tests.mcp_lines import answers, call, lines
 from tests.standin import mediawiki
 
-EXPECTED = {"garbage": "parse_failure", "html": "parse_failure", "huge": "parse_failure",
-            "trickle": "timeout", "redirect": "request_failure", "close": "request_failure"}
+EXPECTED = {
+    "garbage": "parse_failure",
+    "html": "parse_failure",
+    "huge": "parse_failure",
+    "trickle": "timeout",
+    "redirect": "request_failure",
+    "close": "request_failure",
+}
 
 
 @pytest.mark.parametrize("how", sorted(EXPECTED))
@@ -27,16 +33,19 @@ def test_a_misbehaving_provider_costs_only_its_engine(write_config, how: str) ->
             '[engines.bad]\ntype = "wikipedia"\ncategories = ["general"]\n'
             f'base_url = "{bad["base_url"]}"\n'
         )
-        run = cli("serve", "--config", str(path), stdin=lines(call(1, "web_search",
-                                                                    {"query": "rust"})))
+        run = cli(
+            "serve", "--config", str(path), stdin=lines(call(1, "web_search", {"query": "rust"}))
+        )
     result = answers(run.out)[1]["result"]
     answer = result["structuredContent"]
     assert answer["outcome"] == "partial", answer
-    assert answer["notices"] == [{"code": "engine_unavailable", "engine": "bad",
-                                  "reason": EXPECTED[how]}]
+    assert answer["notices"] == [
+        {"code": "engine_unavailable", "engine": "bad", "reason": EXPECTED[how]}
+    ]
     assert len(answer["results"]) == 2
     assert "PROVIDER-TEXT" not in run.out and "PROVIDER-TEXT" not in run.err
     assert "elsewhere.example" not in run.out + run.err
     events = [json.loads(line) for line in run.err.splitlines()]
     assert {"engine": "bad", "class": EXPECTED[how]}.items() <= next(
-        e for e in events if e["event"] == "engine_failed").items()
+        e for e in events if e["event"] == "engine_failed"
+    ).items()

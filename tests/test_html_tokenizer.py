@@ -34,8 +34,13 @@ def snapshot(token: dict[str, Any]) -> Snapshot:
         items = tuple(data.items()) if isinstance(data, dict) else tuple(map(tuple, data))
         return (kind, token["name"], items, token["selfClosing"])
     if kind == 0:
-        return (kind, token.get("name"), token.get("publicId"), token.get("systemId"),
-                token.get("correct"))
+        return (
+            kind,
+            token.get("name"),
+            token.get("publicId"),
+            token.get("systemId"),
+            token.get("correct"),
+        )
     return (kind, token.get("data"))
 
 
@@ -57,8 +62,14 @@ def shape(node: tree.Element) -> list[Snapshot]:
         if isinstance(current, tree.Text):
             out.append(("text", current.data))
         else:
-            out.append((current.name, current.namespace, tuple(current.attributes.items()),
-                        len(current.children)))
+            out.append(
+                (
+                    current.name,
+                    current.namespace,
+                    tuple(current.attributes.items()),
+                    len(current.children),
+                )
+            )
             stack.extend(reversed(current.children))
     return out
 
@@ -94,25 +105,165 @@ def assert_same(page: str) -> None:
     assert fast_partial == slow_partial
 
 
-NAMES = ["p", "P", "div", "a", "A", "img", "br", "input", "table", "td", "tr", "li", "b",
-         "script", "style", "title", "textarea", "svg", "math", "select", "option",
-         "template", "noscript", "plaintext", "xmp", "iframe", "x-y", "h1", "pre", "font",
-         "İ", "xİ", "a<b", "frameset", "body", "html", "head"]
-ATTRIBUTE_NAMES = ["href", "HREF", "class", "id", "alt", "data-x", "x:y", "é", "a'b",
-                   "xlink:href", "definitionurl", "İd", "dİ", "viewbox", "hidden", "style", "=x", "\"q"]
-VALUES = ["", "x", "a b", "a&amp;b", "a&ampb", "&copy=1", "&copy;", "&notit", "&notin;",
-          "&#65;", "&#x41;", "&#X41;", "&#;", "&#x;", "&#0;", "&#128;", "&#xD800;", "&#1114112;",
-          "&#" + "9" * 30 + ";", "&lang=en", "&amp", "&", "&&", "a\x00b", "x/", "'", '"',
-          "&#65", "&ampx", "q=1&r=2", "&AMP;", "&Eacute", "&gt", "&zwnj;"]
+NAMES = [
+    "p",
+    "P",
+    "div",
+    "a",
+    "A",
+    "img",
+    "br",
+    "input",
+    "table",
+    "td",
+    "tr",
+    "li",
+    "b",
+    "script",
+    "style",
+    "title",
+    "textarea",
+    "svg",
+    "math",
+    "select",
+    "option",
+    "template",
+    "noscript",
+    "plaintext",
+    "xmp",
+    "iframe",
+    "x-y",
+    "h1",
+    "pre",
+    "font",
+    "İ",
+    "xİ",
+    "a<b",
+    "frameset",
+    "body",
+    "html",
+    "head",
+]
+ATTRIBUTE_NAMES = [
+    "href",
+    "HREF",
+    "class",
+    "id",
+    "alt",
+    "data-x",
+    "x:y",
+    "é",
+    "a'b",
+    "xlink:href",
+    "definitionurl",
+    "İd",
+    "dİ",
+    "viewbox",
+    "hidden",
+    "style",
+    "=x",
+    '"q',
+]
+VALUES = [
+    "",
+    "x",
+    "a b",
+    "a&amp;b",
+    "a&ampb",
+    "&copy=1",
+    "&copy;",
+    "&notit",
+    "&notin;",
+    "&#65;",
+    "&#x41;",
+    "&#X41;",
+    "&#;",
+    "&#x;",
+    "&#0;",
+    "&#128;",
+    "&#xD800;",
+    "&#1114112;",
+    "&#" + "9" * 30 + ";",
+    "&lang=en",
+    "&amp",
+    "&",
+    "&&",
+    "a\x00b",
+    "x/",
+    "'",
+    '"',
+    "&#65",
+    "&ampx",
+    "q=1&r=2",
+    "&AMP;",
+    "&Eacute",
+    "&gt",
+    "&zwnj;",
+]
 SPACES = ["", " ", "  ", "\n", "\t", "\f", "\r\n", "\r"]
-TEXTS = ["x", "hello world", " ", "\n\n", "&amp;", "&amp", "&copy", "&notit;", "&notin;",
-         "&#38;", "&#x26;", "&#X26;", "&#65x", "&#x41 ", "&#10;", "&#32;", "&#13;", "&#", "&#x", "&#xZ", "&", "& ",
-         "&<", "&&", "a\x00b", "\x00", "&#" + "1" * 5000 + ";", "&" + "a" * 40,
-         "&Aacute", "&aacute;x", "&;", "<", "< p>", "<>", "</>", "</ p>", "<?pi?>", "<!x>",
-         "<!--c-->", "<!---->", "<!-->", "<!-- a -- b -->", "<!-- --!>", "<!DOCTYPE html>",
-         "<!doctype html public \"-//W3C//DTD HTML 4.01//EN\">", "<![CDATA[x]]>",
-         "</script >", "</script x>", "<!--<script>", "-->", "</p/>", "</p x=1>", "<p/>",
-         "<p / >", "<a/b>", "<a b=\"x\"c=\"y\">", "<a b='x'c>", "<a b=\"x\"/c>", "\ufeff", "\u00a0", "€"]
+TEXTS = [
+    "x",
+    "hello world",
+    " ",
+    "\n\n",
+    "&amp;",
+    "&amp",
+    "&copy",
+    "&notit;",
+    "&notin;",
+    "&#38;",
+    "&#x26;",
+    "&#X26;",
+    "&#65x",
+    "&#x41 ",
+    "&#10;",
+    "&#32;",
+    "&#13;",
+    "&#",
+    "&#x",
+    "&#xZ",
+    "&",
+    "& ",
+    "&<",
+    "&&",
+    "a\x00b",
+    "\x00",
+    "&#" + "1" * 5000 + ";",
+    "&" + "a" * 40,
+    "&Aacute",
+    "&aacute;x",
+    "&;",
+    "<",
+    "< p>",
+    "<>",
+    "</>",
+    "</ p>",
+    "<?pi?>",
+    "<!x>",
+    "<!--c-->",
+    "<!---->",
+    "<!-->",
+    "<!-- a -- b -->",
+    "<!-- --!>",
+    "<!DOCTYPE html>",
+    '<!doctype html public "-//W3C//DTD HTML 4.01//EN">',
+    "<![CDATA[x]]>",
+    "</script >",
+    "</script x>",
+    "<!--<script>",
+    "-->",
+    "</p/>",
+    "</p x=1>",
+    "<p/>",
+    "<p / >",
+    "<a/b>",
+    '<a b="x"c="y">',
+    "<a b='x'c>",
+    '<a b="x"/c>',
+    "\ufeff",
+    "\u00a0",
+    "€",
+]
 
 
 @st.composite
@@ -152,8 +303,11 @@ def page(draw: st.DrawFn) -> str:
     return body
 
 
-@settings(max_examples=400, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(page())
 def test_req_page_006_fast_tokenizer_gives_html5lib_tokens_and_tree(document: str) -> None:
     assert_same(document)
@@ -162,10 +316,16 @@ def test_req_page_006_fast_tokenizer_gives_html5lib_tokens_and_tree(document: st
 @pytest.mark.parametrize("value", VALUES)
 @pytest.mark.parametrize("form", ['"{}"', "'{}'", "{}", " = {} "])
 def test_req_page_006_fast_tokenizer_reads_every_attribute_value_as_html5lib(
-        value: str, form: str) -> None:
+    value: str, form: str
+) -> None:
     quote = form.strip(" ={}")
-    assert_same("<a href=" + form.format(value.replace(quote, "") if quote else value)
-                + "><b ALT=x title=" + form.format("y") + " hidden>t</b></a>")
+    assert_same(
+        "<a href="
+        + form.format(value.replace(quote, "") if quote else value)
+        + "><b ALT=x title="
+        + form.format("y")
+        + " hidden>t</b></a>"
+    )
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -176,46 +336,62 @@ def test_req_page_006_fast_tokenizer_reads_every_text_piece_as_html5lib(text: st
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("attribute", ATTRIBUTE_NAMES)
 def test_req_page_006_fast_tokenizer_reads_every_tag_and_attribute_name_as_html5lib(
-        name: str, attribute: str) -> None:
+    name: str, attribute: str
+) -> None:
     assert_same(f"<{name} {attribute}=v {attribute.upper()}>x</{name}> <{name}/>")
 
 
-@pytest.mark.parametrize("piece", [
-    '<a href="https://example.org/?a=1&amp;b=2&c=3" title=\'x\'>',
-    "<img src=x alt=y/>",
-    "<input disabled/>",
-    "<p class = \"x\" id=y data-z>",
-    "&notin; &notit; &copy=1",
-    "<svg><![CDATA[<p>]]></svg>",
-    "<script>if (a<b) { x = '</scr' + 'ipt>'; }</script>",
-    "<textarea><b>&amp;</b></textarea>",
-    "<table>x<td> </td></table>",
-])
+@pytest.mark.parametrize(
+    "piece",
+    [
+        "<a href=\"https://example.org/?a=1&amp;b=2&c=3\" title='x'>",
+        "<img src=x alt=y/>",
+        "<input disabled/>",
+        '<p class = "x" id=y data-z>',
+        "&notin; &notit; &copy=1",
+        "<svg><![CDATA[<p>]]></svg>",
+        "<script>if (a<b) { x = '</scr' + 'ipt>'; }</script>",
+        "<textarea><b>&amp;</b></textarea>",
+        "<table>x<td> </td></table>",
+    ],
+)
 @pytest.mark.parametrize("offset", range(-12, 3))
 def test_req_page_006_fast_tokenizer_across_a_chunk_boundary(piece: str, offset: int) -> None:
     # The piece starts a few characters before the boundary, at it, or after.
     assert_same("z" * (CHUNK + offset) + piece + " tail")
 
 
-@pytest.mark.parametrize("where", ["<p>{}</p>", "<a title=\"{}\">t</a>", "<a title={}>t</a>"])
+@pytest.mark.parametrize("where", ["<p>{}</p>", '<a title="{}">t</a>', "<a title={}>t</a>"])
 @pytest.mark.parametrize("lead", [0, CHUNK - 7])
 def test_req_page_006_numeric_reference_of_5000_digits_is_one_replacement_character(
-        where: str, lead: int) -> None:
+    where: str, lead: int
+) -> None:
     # html5lib hands every digit to int(), which refuses over 4300 of them:
     # the page would have failed to parse. Both paths (the fast one, and the
     # fallback when the digits cross a chunk boundary) now decode it.
     page = "x" * lead + where.format("&#" + "9" * 5000 + ";")
     doc = tree.parse_html(page)
     texts = doc.root.text_content() + "".join(
-        v for e in doc.root.iter_elements() for v in e.attributes.values())
+        v for e in doc.root.iter_elements() for v in e.attributes.values()
+    )
     assert "\ufffd" in texts
     assert "9999" not in texts
 
 
-@pytest.mark.parametrize(("number", "radix", "expected"), [
-    ("65", 10, "A"), ("41", 16, "A"), ("0", 10, "\ufffd"), ("128", 10, "\u20ac"),
-    ("D800", 16, "\ufffd"), ("110000", 16, "\ufffd"), ("10FFFF", 16, "\U0010ffff"),
-    ("000000000000065", 10, "A"), ("9" * 5000, 10, "\ufffd"), ("13", 10, "\r"),
-])
+@pytest.mark.parametrize(
+    ("number", "radix", "expected"),
+    [
+        ("65", 10, "A"),
+        ("41", 16, "A"),
+        ("0", 10, "\ufffd"),
+        ("128", 10, "\u20ac"),
+        ("D800", 16, "\ufffd"),
+        ("110000", 16, "\ufffd"),
+        ("10FFFF", 16, "\U0010ffff"),
+        ("000000000000065", 10, "A"),
+        ("9" * 5000, 10, "\ufffd"),
+        ("13", 10, "\r"),
+    ],
+)
 def test_numeric_reference_follows_html5lib(number: str, radix: int, expected: str) -> None:
     assert numeric_reference(number, radix) == expected

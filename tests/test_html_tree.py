@@ -35,8 +35,7 @@ def depth_of(root: Document) -> int:
 
 
 def count_nodes(root: Document) -> int:
-    return sum(1 + sum(isinstance(c, Text) for c in e.children)
-               for e in root.iter_elements()) - 1
+    return sum(1 + sum(isinstance(c, Text) for c in e.children) for e in root.iter_elements()) - 1
 
 
 def find(root: Element, name: str) -> list[Element]:
@@ -51,11 +50,13 @@ def check_links(root: Document) -> None:
 
 
 def test_req_page_006_ordinary_page_is_parsed_whole_and_not_partial() -> None:
-    page = (b"<!doctype html><html><head><meta charset='utf-8'><title>T\xc3\xa9st</title>"
-            b"<script>var x = '<p>hidden</p>';</script><style>p { color: red }</style></head>"
-            b"<body><!-- a comment --><h1>Head</h1><p>One &amp; <a href='/x'>two</a></p>"
-            b"<ul><li>a<li>b</ul><noscript><p>enable js</p></noscript>"
-            b"<template><p>tpl</p></template><p>last</p></body></html>")
+    page = (
+        b"<!doctype html><html><head><meta charset='utf-8'><title>T\xc3\xa9st</title>"
+        b"<script>var x = '<p>hidden</p>';</script><style>p { color: red }</style></head>"
+        b"<body><!-- a comment --><h1>Head</h1><p>One &amp; <a href='/x'>two</a></p>"
+        b"<ul><li>a<li>b</ul><noscript><p>enable js</p></noscript>"
+        b"<template><p>tpl</p></template><p>last</p></body></html>"
+    )
     doc = parse_html(page)
     assert not doc.partial
     root = doc.root
@@ -82,8 +83,10 @@ def test_req_page_006_text_of_many_small_tokens_is_one_text_node() -> None:
 
 def test_req_page_007_transport_charset_and_meta_prescan_decode_bytes() -> None:
     cyrillic = "Привет".encode("windows-1251")
-    assert find(parse_html(b"<p>" + cyrillic, encoding="windows-1251").root,
-                "p")[0].text_content() == "Привет"
+    assert (
+        find(parse_html(b"<p>" + cyrillic, encoding="windows-1251").root, "p")[0].text_content()
+        == "Привет"
+    )
     meta = b"<meta charset='windows-1251'><p>" + cyrillic
     assert find(parse_html(meta).root, "p")[0].text_content() == "Привет"
     # Undecodable bytes are replaced, never fatal.
@@ -236,24 +239,51 @@ def test_req_page_006_cancel_flag_is_looked_at_between_nodes() -> None:
         parse_html("<i>x</i>" * 1000, cancel=cancel)
 
 
-TAGS = ["div", "p", "b", "a", "i", "table", "tr", "td", "li", "ul", "select", "option",
-        "font", "script", "template", "svg", "math", "frameset", "button", "form", "nobr"]
+TAGS = [
+    "div",
+    "p",
+    "b",
+    "a",
+    "i",
+    "table",
+    "tr",
+    "td",
+    "li",
+    "ul",
+    "select",
+    "option",
+    "font",
+    "script",
+    "template",
+    "svg",
+    "math",
+    "frameset",
+    "button",
+    "form",
+    "nobr",
+]
 
 
 @st.composite
 def tag_soup(draw: st.DrawFn) -> str:
-    parts = draw(st.lists(st.one_of(
-        st.sampled_from(TAGS).map(lambda t: f"<{t}>"),
-        st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
-        st.sampled_from(["x", " ", "&amp;", "<!--c-->", "<br>", "<img alt=a>"]),
-    ), max_size=120))
+    parts = draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(TAGS).map(lambda t: f"<{t}>"),
+                st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
+                st.sampled_from(["x", " ", "&amp;", "<!--c-->", "<br>", "<img alt=a>"]),
+            ),
+            max_size=120,
+        )
+    )
     return "".join(parts)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tag_soup(), st.integers(1, 40), st.integers(1, 12))
 def test_req_page_006_malformed_html_never_fails_and_stays_within_the_bounds(
-        page: str, max_nodes: int, max_depth: int) -> None:
+    page: str, max_nodes: int, max_depth: int
+) -> None:
     doc = parse_html(page, max_nodes=max_nodes, max_depth=max_depth)
     assert depth_of(doc.root) <= max_depth
     assert count_nodes(doc.root) <= max_nodes
@@ -267,11 +297,13 @@ def test_req_page_006_depth_bound_holds_after_html5lib_moves_subtrees() -> None:
     # The adoption agency and foster parenting move subtrees under new parents,
     # so this tree grows one level deeper than html5lib's stack of open
     # elements ever was (found by a random search); the deeper part is cut.
-    page = ("<a><i><table>x</u></b><li><code><a><td><blockquote><tr>x</p></u><s>x<table>"
-            "<code><tr></div></tr><blockquote></b><p>x<nobr></blockquote><div><b><blockquote>"
-            "<nobr><font><a><address>x</li></li>x<a></blockquote>x</u><p><font>x<font><b><a>"
-            "</td></address>x</tr></b></blockquote>x</blockquote><tr><li><u></nobr><p>"
-            "<blockquote><b><td></em><em>")
+    page = (
+        "<a><i><table>x</u></b><li><code><a><td><blockquote><tr>x</p></u><s>x<table>"
+        "<code><tr></div></tr><blockquote></b><p>x<nobr></blockquote><div><b><blockquote>"
+        "<nobr><font><a><address>x</li></li>x<a></blockquote>x</u><p><font>x<font><b><a>"
+        "</td></address>x</tr></b></blockquote>x</blockquote><tr><li><u></nobr><p>"
+        "<blockquote><b><td></em><em>"
+    )
     doc = parse_html(page, max_depth=7)
     assert doc.partial
     assert depth_of(doc.root) == 7
@@ -296,13 +328,32 @@ def reference_text(page: str) -> str:
     return "".join(out)
 
 
-PIECES = ["<p>", "<b>", "</b>", "<i>", "</p>", "<script>", "</script>", "<textarea>",
-          "</textarea>", "<title>", "</title>", "&amp;", "<!--x-->", "<table>", "<td>"]
+PIECES = [
+    "<p>",
+    "<b>",
+    "</b>",
+    "<i>",
+    "</p>",
+    "<script>",
+    "</script>",
+    "<textarea>",
+    "</textarea>",
+    "<title>",
+    "</title>",
+    "&amp;",
+    "<!--x-->",
+    "<table>",
+    "<td>",
+]
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(PIECES),
-                          st.integers(1, 25_000).map(lambda n: "x" * n)), max_size=30))
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(PIECES), st.integers(1, 25_000).map(lambda n: "x" * n)),
+        max_size=30,
+    )
+)
 def test_req_page_006_text_matches_html5lib_across_chunk_boundaries(parts: list[str]) -> None:
     # Text runs longer than html5lib's 10240-character chunk are read chunk by
     # chunk here; the text must be what html5lib's own builder produces.

@@ -39,9 +39,11 @@ from tests.test_http_harness import (
 
 async def _sdk_session(port: int, modern: bool, token: str | None) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as http, \
-            streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (
-                read, write), ClientSession(read, write) as session:
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         if modern:
             await session.discover()
         else:
@@ -54,14 +56,19 @@ async def _sdk_session(port: int, modern: bool, token: str | None) -> dict[str, 
                 await session.call_tool("nope", {})
             except Exception as exc:  # the SDK raises a JSON-RPC error as MCPError
                 unknown = f"{getattr(exc, 'code', None)} {exc}"
-        return {"version": session.protocol_version, "tools": [t.name for t in listed.tools],
-                "status": status.structured_content, "is_error": status.is_error,
-                "unknown": unknown}
+        return {
+            "version": session.protocol_version,
+            "tools": [t.name for t in listed.tools],
+            "status": status.structured_content,
+            "is_error": status.is_error,
+            "unknown": unknown,
+        }
 
 
 @pytest.mark.parametrize("modern", [True, False], ids=["2026-07-28", "handshake"])
 def test_req_mcp_006_the_sdk_client_in_both_revisions(tmp_path: Path, modern: bool) -> None:
     with served(tmp_path, config_text(callers=True)) as server:
+
         async def go() -> dict[str, Any]:
             with anyio.fail_after(30):
                 return await _sdk_session(server.port, modern, TOKEN_A)
@@ -78,6 +85,7 @@ def test_req_mcp_006_the_sdk_client_in_both_revisions(tmp_path: Path, modern: bo
 def test_req_sec_019_per_caller_limits_one_caller_exhausting_its_own(tmp_path: Path) -> None:
     text = config_text(more="[limits]\nengine_status_per_minute = 2", callers=True)
     with served(tmp_path, text) as server:
+
         def call(token: str) -> dict[str, Any]:
             reply = post(server.port, tool_call("engine_status"), modern_headers(token=token))
             assert reply.status == 200
@@ -90,8 +98,7 @@ def test_req_sec_019_per_caller_limits_one_caller_exhausting_its_own(tmp_path: P
         other = [call(TOKEN_B) for _ in range(2)]
         assert [r["isError"] for r in other] == [False, False]
         callers = [(e["caller"], e["outcome"]) for e in server.events("call")]
-        assert callers[:3] == [("mimlys", "ok"), ("mimlys", "ok"),
-                               ("mimlys", callers[2][1])]
+        assert callers[:3] == [("mimlys", "ok"), ("mimlys", "ok"), ("mimlys", callers[2][1])]
         assert "rate_limited" in callers[2][1]
         assert callers[3:] == [("ops", "ok"), ("ops", "ok")]
 
@@ -100,8 +107,9 @@ def test_req_mcp_007_a_closed_response_stream_aborts_the_call(tmp_path: Path) ->
     with mediawiki(delay_s=2.0) as wiki:
         text = config_text(more=wiki_engine(wiki["base_url"]))
         with served(tmp_path, text) as server:
-            data = request_bytes(tool_call("web_search", {"query": "rust"}),
-                                 modern_headers(name="web_search"))
+            data = request_bytes(
+                tool_call("web_search", {"query": "rust"}), modern_headers(name="web_search")
+            )
             with socket.create_connection(("127.0.0.1", server.port)) as sock:
                 sock.sendall(data)
                 time.sleep(0.3)
@@ -121,18 +129,36 @@ def test_tutorial_4_curl_and_a_graceful_stop_on_sigterm(tmp_path: Path) -> None:
     with child(tmp_path, text, env) as proc:
         first = json.loads(proc.first_lines[-1])
         assert first["event"] == "listening" and first["callers"] == 2
-        body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"engine_status",'
-                '"arguments":{},\n"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
-                '\n"io.modelcontextprotocol/clientInfo":{"name":"probe","version":"0"},\n'
-                '"io.modelcontextprotocol/clientCapabilities":{}}}}')
+        body = (
+            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"engine_status",'
+            '"arguments":{},\n"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            '\n"io.modelcontextprotocol/clientInfo":{"name":"probe","version":"0"},\n'
+            '"io.modelcontextprotocol/clientCapabilities":{}}}}'
+        )
         run = subprocess.run(
-            ["curl", "-sS", f"http://127.0.0.1:{proc.port}/mcp",
-             "-H", f"Authorization: Bearer {TOKEN_A}",
-             "-H", "Content-Type: application/json",
-             "-H", "Accept: application/json, text/event-stream",
-             "-H", "MCP-Protocol-Version: 2026-07-28", "-H", "Mcp-Method: tools/call",
-             "-H", "Mcp-Name: engine_status", "-d", body],
-            capture_output=True, timeout=30, check=False)
+            [
+                "curl",
+                "-sS",
+                f"http://127.0.0.1:{proc.port}/mcp",
+                "-H",
+                f"Authorization: Bearer {TOKEN_A}",
+                "-H",
+                "Content-Type: application/json",
+                "-H",
+                "Accept: application/json, text/event-stream",
+                "-H",
+                "MCP-Protocol-Version: 2026-07-28",
+                "-H",
+                "Mcp-Method: tools/call",
+                "-H",
+                "Mcp-Name: engine_status",
+                "-d",
+                body,
+            ],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
         assert run.returncode == 0, run.stderr
         answer = json.loads(run.stdout)
         assert answer["result"]["structuredContent"]["outcome"] == "ok"
@@ -150,8 +176,11 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path: Path) -> None:
             got: dict[str, Any] = {}
 
             def call() -> None:
-                got["reply"] = post(proc.port, tool_call("web_search", {"query": "rust"}),
-                                    modern_headers(name="web_search"))
+                got["reply"] = post(
+                    proc.port,
+                    tool_call("web_search", {"query": "rust"}),
+                    modern_headers(name="web_search"),
+                )
 
             thread = threading.Thread(target=call)
             thread.start()
@@ -172,8 +201,9 @@ def test_req_sec_018_the_bind_is_loopback_by_default(tmp_path: Path) -> None:
     path.write_text("config_version = 1\n")
     http = load(str(path), {}).service.http
     assert (http.bind_host, http.bind_port) == ("127.0.0.1", 8737)
-    path.write_text('config_version = 1\n[service.http]\nbind = "0.0.0.0:8737"\n'
-                    'allowed_hosts = ["x.example"]\n')
+    path.write_text(
+        'config_version = 1\n[service.http]\nbind = "0.0.0.0:8737"\nallowed_hosts = ["x.example"]\n'
+    )
     from rypsok.core.config import ConfigError
 
     with pytest.raises(ConfigError) as refused:

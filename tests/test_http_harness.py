@@ -66,8 +66,10 @@ def config_text(http: str = "", more: str = "", callers: bool = False) -> str:
 
 
 def wiki_engine(base_url: str) -> str:
-    return ('[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
-            f'base_url = "{base_url}"\n')
+    return (
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        f'base_url = "{base_url}"\n'
+    )
 
 
 def caller_env() -> dict[str, str]:
@@ -112,8 +114,9 @@ def served(tmp_path: Path, text: str, env: Mapping[str, str] | None = None) -> I
     async def main() -> None:
         box["token"] = anyio.lowlevel.current_token()
         async with anyio.create_task_group() as group:
-            box["port"] = await group.start(lambda task_status: listener.run(
-                task_status=task_status))
+            box["port"] = await group.start(
+                lambda task_status: listener.run(task_status=task_status)
+            )
             ready.set()
 
     def thread_main() -> None:
@@ -139,24 +142,38 @@ def served(tmp_path: Path, text: str, env: Mapping[str, str] | None = None) -> I
 
 # ------------------------------------------------------------------ requests
 
-def envelope(method: str, params: dict[str, Any] | None = None, request_id: Any = 1
-             ) -> dict[str, Any]:
+
+def envelope(
+    method: str, params: dict[str, Any] | None = None, request_id: Any = 1
+) -> dict[str, Any]:
     params = dict(params or {})
-    params["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
-                       "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "0"},
-                       "io.modelcontextprotocol/clientCapabilities": {}}
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
 
-def tool_call(name: str, arguments: dict[str, Any] | None = None,
-              request_id: Any = 1) -> dict[str, Any]:
+def tool_call(
+    name: str, arguments: dict[str, Any] | None = None, request_id: Any = 1
+) -> dict[str, Any]:
     return envelope("tools/call", {"name": name, "arguments": arguments or {}}, request_id)
 
 
-def modern_headers(method: str = "tools/call", name: str | None = "engine_status",
-                   token: str | None = None, **extra: str) -> dict[str, str]:
-    headers = {"Host": "127.0.0.1", "Content-Type": "application/json", "Accept": ACCEPT_BOTH,
-               "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+def modern_headers(
+    method: str = "tools/call",
+    name: str | None = "engine_status",
+    token: str | None = None,
+    **extra: str,
+) -> dict[str, str]:
+    headers = {
+        "Host": "127.0.0.1",
+        "Content-Type": "application/json",
+        "Accept": ACCEPT_BOTH,
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+    }
     if name is not None:
         headers["Mcp-Name"] = name
     if token is not None:
@@ -176,20 +193,26 @@ class Reply:
         return json.loads(self.body)
 
 
-def request_bytes(body: bytes | dict[str, Any] | None, headers: Mapping[str, str],
-                  method: str = "POST", path: str = "/mcp") -> bytes:
+def request_bytes(
+    body: bytes | dict[str, Any] | None,
+    headers: Mapping[str, str],
+    method: str = "POST",
+    path: str = "/mcp",
+) -> bytes:
     data = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
     lines = [f"{method} {path} HTTP/1.1"]
     names = {k.lower() for k in headers}
     lines += [f"{k}: {v}" for k, v in headers.items()]
-    if "content-length" not in names and "transfer-encoding" not in names and (
-            method == "POST" or data):
+    if (
+        "content-length" not in names
+        and "transfer-encoding" not in names
+        and (method == "POST" or data)
+    ):
         lines.append(f"Content-Length: {len(data)}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data
 
 
-def exchange(port: int, data: bytes, *, timeout: float = 10.0, half_close: bool = False
-             ) -> bytes:
+def exchange(port: int, data: bytes, *, timeout: float = 10.0, half_close: bool = False) -> bytes:
     """Send bytes, read until the server closes or goes quiet for the timeout."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         with contextlib.suppress(OSError):
@@ -242,12 +265,18 @@ def _unchunk(data: bytes) -> bytes:
         if size == 0:
             break
         out += rest[:size]
-        data = rest[size + 2:]
+        data = rest[size + 2 :]
     return bytes(out)
 
 
-def post(port: int, body: bytes | dict[str, Any] | None, headers: Mapping[str, str],
-         method: str = "POST", path: str = "/mcp", timeout: float = 10.0) -> Reply:
+def post(
+    port: int,
+    body: bytes | dict[str, Any] | None,
+    headers: Mapping[str, str],
+    method: str = "POST",
+    path: str = "/mcp",
+    timeout: float = 10.0,
+) -> Reply:
     return parse(exchange(port, request_bytes(body, headers, method, path), timeout=timeout))
 
 
@@ -262,6 +291,7 @@ def sse_json(reply: Reply) -> Any:
 
 
 # ----------------------------------------------------------- a child process
+
 
 @dataclass
 class Child:
@@ -281,8 +311,12 @@ def child(tmp_path: Path, text: str, env: Mapping[str, str] | None = None) -> It
     path.write_text(text)
     proc = subprocess.Popen(
         [sys.executable, "-m", "rypsok", "serve", "--transport", "http", "--config", str(path)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=dict(env if env is not None else caller_env()), cwd=REPO)
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env if env is not None else caller_env()),
+        cwd=REPO,
+    )
     lines: list[str] = []
     port = 0
     try:
@@ -303,4 +337,3 @@ def child(tmp_path: Path, text: str, env: Mapping[str, str] | None = None) -> It
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
-

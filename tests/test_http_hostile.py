@@ -48,14 +48,17 @@ CASES = {
     "no_version": b"POST /mcp\r\n\r\n",
     "http_0_9": b"GET /mcp\r\n",
     "bad_content_length": GOOD.replace(b"Content-Length: ", b"Content-Length: -"),
-    "two_content_lengths": GOOD.replace(b"Content-Length: ", b"Content-Length: 5\r\nContent-Length: "),
+    "two_content_lengths": GOOD.replace(
+        b"Content-Length: ", b"Content-Length: 5\r\nContent-Length: "
+    ),
     "content_length_words": GOOD.replace(b"Content-Length: ", b"Content-Length: ten"),
     "bad_chunk_size": request_bytes(None, {**modern_headers(), "Transfer-Encoding": "chunked"})
     + b"zz\r\nabc\r\n0\r\n\r\n",
     "huge_chunk_size": request_bytes(None, {**modern_headers(), "Transfer-Encoding": "chunked"})
     + b"ffffffffffffffffffff\r\nabc",
-    "unknown_transfer_encoding": request_bytes(None, {**modern_headers(),
-                                                      "Transfer-Encoding": "gzip"}),
+    "unknown_transfer_encoding": request_bytes(
+        None, {**modern_headers(), "Transfer-Encoding": "gzip"}
+    ),
     "no_host": GOOD.replace(b"Host: 127.0.0.1\r\n", b""),
     "two_hosts": GOOD.replace(b"Host: 127.0.0.1\r\n", b"Host: 127.0.0.1\r\nHost: evil\r\n"),
     "header_without_colon": GOOD.replace(b"Accept:", b"Accept"),
@@ -86,8 +89,9 @@ def test_req_sec_014_bad_input_gets_a_table_status_or_a_clean_close(listener, na
 def test_pipelined_requests_are_answered_in_order(listener) -> None:
     first = request_bytes(tool_call("engine_status", request_id=1), modern_headers())
     second = request_bytes(tool_call("nope", request_id=2), modern_headers(name="nope"))
-    third = request_bytes(tool_call("engine_status", request_id=3),
-                          modern_headers(Connection="close"))
+    third = request_bytes(
+        tool_call("engine_status", request_id=3), modern_headers(Connection="close")
+    )
     with socket.create_connection(("127.0.0.1", listener.port)) as sock:
         sock.sendall(first + second + third)
         sock.settimeout(5)

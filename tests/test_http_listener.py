@@ -34,9 +34,16 @@ LEGACY = "2025-11-25"
 
 
 def _initialize(request_id: int = 1) -> dict[str, object]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-            "params": {"protocolVersion": LEGACY, "capabilities": {},
-                       "clientInfo": {"name": "probe", "version": "0"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
 
 
 def _legacy_headers(token: str | None = None, **extra: str) -> dict[str, str]:
@@ -61,6 +68,7 @@ def authed(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 # ------------------------------------------------------------------ 200
 
+
 def test_req_mcp_003_a_good_call_is_answered_like_stdio(local) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers())
     assert reply.status == 200
@@ -80,15 +88,22 @@ def test_status_200_unknown_tool_in_a_legacy_session(local) -> None:
     opened = post(local.port, _initialize(), _legacy_headers())
     assert opened.status == 200
     session = opened.headers["mcp-session-id"]
-    reply = post(local.port, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                              "params": {"name": "nope", "arguments": {}}},
-                 _legacy_headers(**{"Mcp-Session-Id": session,
-                                    "MCP-Protocol-Version": LEGACY}))
+    reply = post(
+        local.port,
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "nope", "arguments": {}},
+        },
+        _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+    )
     assert reply.status == 200
     assert sse_json(reply)["error"]["code"] == -32602
 
 
 # ------------------------------------------------------------------ 400
+
 
 def test_status_400_a_missing_protocol_header(local) -> None:
     headers = modern_headers()
@@ -115,10 +130,19 @@ def test_status_400_a_current_body_without_the_version_header(local) -> None:
 
 # ------------------------------------------------------------------ 401
 
-@pytest.mark.parametrize("authorization", [
-    None, "Bearer wrong-token-wrong-token-wrong-token", f"Bearer {TOKEN_A.upper()}",
-    f"Basic {TOKEN_A}", f"Bearer{TOKEN_A}", "Bearer ", f"Bearer {TOKEN_A[:-1]}",
-])
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        None,
+        "Bearer wrong-token-wrong-token-wrong-token",
+        f"Bearer {TOKEN_A.upper()}",
+        f"Basic {TOKEN_A}",
+        f"Bearer{TOKEN_A}",
+        "Bearer ",
+        f"Bearer {TOKEN_A[:-1]}",
+    ],
+)
 def test_req_sec_018_status_401_token_missing_or_wrong(authed, authorization) -> None:
     extra = {} if authorization is None else {"Authorization": authorization}
     reply = post(authed.port, tool_call("engine_status"), modern_headers(**extra))
@@ -131,35 +155,55 @@ def test_req_sec_018_status_401_token_missing_or_wrong(authed, authorization) ->
     assert TOKEN_A[:8] not in authed.logs.getvalue()  # never a header value
 
 
-@pytest.mark.parametrize("authorization", [
-    f"Bearer {TOKEN_A}", f"bearer {TOKEN_A}", f"BEARER {TOKEN_A}", f"Bearer {TOKEN_A}   ",
-    f"Bearer   {TOKEN_A}",
-])
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        f"Bearer {TOKEN_A}",
+        f"bearer {TOKEN_A}",
+        f"BEARER {TOKEN_A}",
+        f"Bearer {TOKEN_A}   ",
+        f"Bearer   {TOKEN_A}",
+    ],
+)
 def test_req_sec_018_the_scheme_is_caseless_and_spaces_around_the_token_are_not_part_of_it(
-        authed, authorization) -> None:
-    reply = post(authed.port, tool_call("engine_status"),
-                 modern_headers(Authorization=authorization))
+    authed, authorization
+) -> None:
+    reply = post(
+        authed.port, tool_call("engine_status"), modern_headers(Authorization=authorization)
+    )
     assert reply.status == 200
     assert authed.events("call")[-1]["caller"] == "mimlys"
 
 
 def test_req_test_014_callers_on_loopback_need_a_token_for_every_request(authed) -> None:
     assert post(authed.port, tool_call("engine_status"), modern_headers()).status == 401
-    assert post(authed.port, tool_call("engine_status"),
-                modern_headers(token=TOKEN_B)).status == 200
+    assert (
+        post(authed.port, tool_call("engine_status"), modern_headers(token=TOKEN_B)).status == 200
+    )
     assert authed.events("call")[-1]["caller"] == "ops"
 
 
 def test_status_401_comes_before_404_only_for_the_right_path(authed) -> None:
     # Precedence: the path (404) before the token (401).
-    assert post(authed.port, tool_call("engine_status"), modern_headers(),
-                path="/other").status == 404
+    assert (
+        post(authed.port, tool_call("engine_status"), modern_headers(), path="/other").status == 404
+    )
 
 
 # ------------------------------------------------------------------ 403
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "127.0.0.2",
-                                  "localhost.evil.example", "[::2]:1", "localhost:x"])
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:80",
+        "127.0.0.2",
+        "localhost.evil.example",
+        "[::2]:1",
+        "localhost:x",
+    ],
+)
 def test_req_sec_018_status_403_a_foreign_host(local, host) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers(Host=host))
     assert reply.status == 403
@@ -167,26 +211,43 @@ def test_req_sec_018_status_403_a_foreign_host(local, host) -> None:
     assert host not in "".join(json.dumps(e) for e in local.events("http_refused"))
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:{port}", "localhost",
-                                  "LOCALHOST:{port}", "[::1]", "[::1]:{port}", "localhost:8080"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "127.0.0.1:{port}",
+        "localhost",
+        "LOCALHOST:{port}",
+        "[::1]",
+        "[::1]:{port}",
+        "localhost:8080",
+    ],
+)
 def test_req_test_014_loopback_hosts_with_and_without_port_are_accepted(local, host) -> None:
-    reply = post(local.port, tool_call("engine_status"),
-                 modern_headers(Host=host.format(port=local.port)))
+    reply = post(
+        local.port, tool_call("engine_status"), modern_headers(Host=host.format(port=local.port))
+    )
     assert reply.status == 200
 
 
 def test_req_test_014_configured_hosts_are_the_only_ones(tmp_path: Path) -> None:
     text = config_text('allowed_hosts = ["rypsok.example", "rypsok.example:443"]')
     with served(tmp_path, text) as server:
-        for host, status in (("rypsok.example", 200), ("rypsok.example:443", 200),
-                             ("Rypsok.Example", 200), ("rypsok.example:444", 403),
-                             ("127.0.0.1", 403), ("localhost", 403)):
+        for host, status in (
+            ("rypsok.example", 200),
+            ("rypsok.example:443", 200),
+            ("Rypsok.Example", 200),
+            ("rypsok.example:444", 403),
+            ("127.0.0.1", 403),
+            ("localhost", 403),
+        ):
             reply = post(server.port, tool_call("engine_status"), modern_headers(Host=host))
             assert reply.status == status, host
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1",
-                                    "https://rypsok.example"])
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "null", "http://127.0.0.1", "https://rypsok.example"]
+)
 def test_req_sec_018_status_403_an_origin_that_is_not_listed(local, origin) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers(Origin=origin))
     assert reply.status == 403
@@ -196,15 +257,20 @@ def test_req_sec_018_status_403_an_origin_that_is_not_listed(local, origin) -> N
 def test_req_test_014_listed_origins_pass(tmp_path: Path) -> None:
     text = config_text('allowed_origins = ["https://app.example", "http://localhost:*"]')
     with served(tmp_path, text) as server:
-        for origin, status in (("https://app.example", 200), ("http://localhost:5173", 200),
-                               ("http://localhost", 200), ("https://app.example:8443", 403),
-                               ("http://localhost:x", 403), ("http://evil.example", 403)):
-            reply = post(server.port, tool_call("engine_status"),
-                         modern_headers(Origin=origin))
+        for origin, status in (
+            ("https://app.example", 200),
+            ("http://localhost:5173", 200),
+            ("http://localhost", 200),
+            ("https://app.example:8443", 403),
+            ("http://localhost:x", 403),
+            ("http://evil.example", 403),
+        ):
+            reply = post(server.port, tool_call("engine_status"), modern_headers(Origin=origin))
             assert reply.status == status, origin
 
 
 # ------------------------------------------------------------------ 404
+
 
 @pytest.mark.parametrize("path", ["/", "/other", "/mcp/", "/MCP", "/mcpx", "*"])
 def test_status_404_another_path(local, path) -> None:
@@ -221,10 +287,19 @@ def test_a_query_string_on_mcp_is_still_mcp(local) -> None:
 
 # ------------------------------------------------------------------ 406
 
-@pytest.mark.parametrize("accept", ["application/json", "text/event-stream", "",
-                                    "application/json, text/event-stream;q=0",
-                                    "application/json;q=0, text/event-stream",
-                                    "application/json;q=0.0, */*", "text/html"])
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/json",
+        "text/event-stream",
+        "",
+        "application/json, text/event-stream;q=0",
+        "application/json;q=0, text/event-stream",
+        "application/json;q=0.0, */*",
+        "text/html",
+    ],
+)
 def test_status_406_accept_lacks_one_of_the_two(local, accept) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers(Accept=accept))
     assert reply.status == 406
@@ -232,15 +307,22 @@ def test_status_406_accept_lacks_one_of_the_two(local, accept) -> None:
     assert not local.events("http_refused")
 
 
-@pytest.mark.parametrize("accept", ["APPLICATION/JSON, Text/Event-Stream",
-                                    "application/json;q=0.5, text/event-stream;q=0.1",
-                                    "*/*", "application/*, text/*"])
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "APPLICATION/JSON, Text/Event-Stream",
+        "application/json;q=0.5, text/event-stream;q=0.1",
+        "*/*",
+        "application/*, text/*",
+    ],
+)
 def test_accept_is_matched_without_case_and_with_q(local, accept) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers(Accept=accept))
     assert reply.status == 200
 
 
 # ------------------------------------------------------------------ 413
+
 
 def test_status_413_a_declared_body_above_the_bound(local) -> None:
     data = request_bytes(b"", {**modern_headers(), "Content-Length": "65537"})
@@ -273,8 +355,10 @@ def test_a_body_at_the_bound_is_read(local) -> None:
 
 # ------------------------------------------------------------------ 415
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
-                                          "application/jsonx", None])
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", None]
+)
 def test_status_415_content_type_not_json(local, content_type) -> None:
     headers = modern_headers()
     if content_type is None:
@@ -285,14 +369,23 @@ def test_status_415_content_type_not_json(local, content_type) -> None:
     assert local.refusals() == {}  # not counted
 
 
-@pytest.mark.parametrize("body", [
-    b'{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{}}',
-    b"not json", b"[]", b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]',
-    b'{"id":1,"method":"tools/list"}', b'{"jsonrpc":"2.0","id":1.5,"method":"x"}',
-    b'{"jsonrpc":"2.0","id":true,"method":"x"}', b'{"jsonrpc":"2.0","id":1}',
-    b'{"jsonrpc":"2.0","id":1,"method":7}', b"", b"\xff\xfe",
-    b'{"jsonrpc":"2.0","id":1,"method":"x","params":3}',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{}}',
+        b"not json",
+        b"[]",
+        b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]',
+        b'{"id":1,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":1.5,"method":"x"}',
+        b'{"jsonrpc":"2.0","id":true,"method":"x"}',
+        b'{"jsonrpc":"2.0","id":1}',
+        b'{"jsonrpc":"2.0","id":1,"method":7}',
+        b"",
+        b"\xff\xfe",
+        b'{"jsonrpc":"2.0","id":1,"method":"x","params":3}',
+    ],
+)
 def test_status_415_a_body_that_is_not_a_jsonrpc_message(local, body) -> None:
     assert post(local.port, body, modern_headers()).status == 415
 
@@ -304,9 +397,9 @@ def test_json_with_a_charset_parameter_is_json(local) -> None:
 
 # ------------------------------------------------------------------ 431
 
+
 def test_req_sec_018_an_oversized_header_block_is_431(local) -> None:
-    reply = post(local.port, tool_call("engine_status"),
-                 modern_headers(**{"X-Big": "x" * 17000}))
+    reply = post(local.port, tool_call("engine_status"), modern_headers(**{"X-Big": "x" * 17000}))
     assert reply.status == 431
     assert local.refusals() == {}  # neither logged nor counted
     assert not local.events("http_refused")
@@ -343,6 +436,7 @@ def test_an_oversized_head_sent_slowly_is_431(local) -> None:
 
 # ------------------------------------------------------------------ 503
 
+
 def test_req_sec_024_status_503_a_handshake_beyond_the_session_bound(tmp_path: Path) -> None:
     with served(tmp_path, config_text("max_sessions = 2")) as server:
         sessions = []
@@ -358,9 +452,12 @@ def test_req_sec_024_status_503_a_handshake_beyond_the_session_bound(tmp_path: P
         # The stateless revision is unaffected.
         assert post(server.port, tool_call("engine_status"), modern_headers()).status == 200
         # A session that ends frees its slot.
-        gone = post(server.port, None, _legacy_headers(**{"Mcp-Session-Id": sessions[0],
-                                                          "MCP-Protocol-Version": LEGACY}),
-                    method="DELETE")
+        gone = post(
+            server.port,
+            None,
+            _legacy_headers(**{"Mcp-Session-Id": sessions[0], "MCP-Protocol-Version": LEGACY}),
+            method="DELETE",
+        )
         assert gone.status == 200
         assert post(server.port, _initialize(4), _legacy_headers()).status == 200
 
@@ -379,15 +476,19 @@ def test_req_sec_024_sessions_expire_after_300_s_without_traffic() -> None:
 
 def test_a_session_of_one_caller_is_unknown_to_another(tmp_path: Path) -> None:
     with served(tmp_path, config_text(callers=True)) as server:
-        session = post(server.port, _initialize(), _legacy_headers(TOKEN_A)
-                       ).headers["mcp-session-id"]
-        reply = post(server.port, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                     _legacy_headers(TOKEN_B, **{"Mcp-Session-Id": session,
-                                                 "MCP-Protocol-Version": LEGACY}))
+        session = post(server.port, _initialize(), _legacy_headers(TOKEN_A)).headers[
+            "mcp-session-id"
+        ]
+        reply = post(
+            server.port,
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            _legacy_headers(TOKEN_B, **{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+        )
         assert reply.status == 404
 
 
 # ------------------------------------------------- legacy_revisions = false
+
 
 def test_legacy_revisions_false_initialize_gets_32022(tmp_path: Path) -> None:
     with served(tmp_path, config_text("legacy_revisions = false")) as server:
@@ -396,16 +497,23 @@ def test_legacy_revisions_false_initialize_gets_32022(tmp_path: Path) -> None:
         assert error["code"] == -32022
         assert error["data"]["supported"] == [MODERN]
         assert "mcp-session-id" not in reply.headers
-        discover = post(server.port, envelope("server/discover"),
-                        modern_headers(method="server/discover", name=None))
+        discover = post(
+            server.port,
+            envelope("server/discover"),
+            modern_headers(method="server/discover", name=None),
+        )
         assert sse_json(discover)["result"]["supportedVersions"] == [MODERN]
         assert post(server.port, tool_call("engine_status"), modern_headers()).status == 200
-        listed = post(server.port, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                      _legacy_headers(**{"Mcp-Session-Id": "x"}))
+        listed = post(
+            server.port,
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            _legacy_headers(**{"Mcp-Session-Id": "x"}),
+        )
         assert listed.status == 400
 
 
 # ------------------------------------------------------------------ 408
+
 
 def test_req_sec_022_a_body_that_stalls_is_408_after_request_timeout(local) -> None:
     data = request_bytes(json.dumps(tool_call("engine_status")).encode(), modern_headers())
@@ -441,6 +549,7 @@ def test_req_sec_022_a_slowloris_head_is_408_from_the_first_byte(local) -> None:
 
 # ------------------------------------------- connections: cap and idle bound
 
+
 def test_req_sec_018_a_connection_beyond_the_cap_is_closed_unanswered(tmp_path: Path) -> None:
     with served(tmp_path, config_text("max_connections = 2")) as server:
         held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
@@ -451,8 +560,7 @@ def test_req_sec_018_a_connection_beyond_the_cap_is_closed_unanswered(tmp_path: 
             with contextlib.suppress(ConnectionResetError):
                 assert extra.recv(100) == b""  # closed, nothing written
             extra.close()
-            assert [e["reason"] for e in server.events("http_refused")] == [
-                "too_many_connections"]
+            assert [e["reason"] for e in server.events("http_refused")] == ["too_many_connections"]
             assert server.events("http_refused")[0]["family"] == "ipv4"
         finally:
             for sock in held:

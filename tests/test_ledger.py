@@ -62,23 +62,33 @@ class TestThings:
 """
 
 
-def _fake(tmp_path: Path, tests: str = TESTS, waivers: str = "[not_yet_delivered]\n"
-          'M8 = "not yet"\n', book: str = BOOK) -> tuple[Path, Path, Path]:
+def _fake(
+    tmp_path: Path,
+    tests: str = TESTS,
+    waivers: str = '[not_yet_delivered]\nM8 = "not yet"\n',
+    book: str = BOOK,
+) -> tuple[Path, Path, Path]:
     book_path = tmp_path / "book.txt"
     book_path.write_text(book, encoding="utf-8")
     folder = tmp_path / "tests"
     folder.mkdir()
     (folder / "test_things.py").write_text(tests, encoding="utf-8")
-    (folder / "helpers.py").write_text("def test_req_aaa_002_not_collected():\n    pass\n",
-                                       encoding="utf-8")
+    (folder / "helpers.py").write_text(
+        "def test_req_aaa_002_not_collected():\n    pass\n", encoding="utf-8"
+    )
     waiver_path = tmp_path / "waivers.toml"
     waiver_path.write_text(waivers, encoding="utf-8")
     return book_path, folder, waiver_path
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(REPO / "tools" / "ledger.py"), *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, str(REPO / "tools" / "ledger.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 # -- the gate on the real book and the real tests -------------------------------------------
@@ -87,8 +97,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_req_test_001_every_t_requirement_of_a_delivered_milestone_has_a_test() -> None:
     rows = ledger.load(_book())
     gaps = ledger.missing(rows)
-    assert not gaps, "T requirements of delivered milestones without a test named after them: " \
+    assert not gaps, (
+        "T requirements of delivered milestones without a test named after them: "
         + ", ".join(f"{r.requirement.id} ({r.requirement.milestone})" for r in gaps)
+    )
     # The gate is only as good as its reading: the book has about 160 T requirements.
     assert len(rows) >= 150 and sum(r.required for r in rows) >= 140
 
@@ -97,8 +109,9 @@ def test_req_test_001_every_heading_of_the_book_is_read() -> None:
     text = _book().read_text(encoding="utf-8")
     requirements = ledger.read_requirements(text)  # raises on a heading it cannot read
     by_id = {r.id: r for r in requirements}
-    assert by_id["REQ-PAGE-006"] == ledger.Requirement("REQ-PAGE-006", "Malformed content",
-                                                       "M3", "T")
+    assert by_id["REQ-PAGE-006"] == ledger.Requirement(
+        "REQ-PAGE-006", "Malformed content", "M3", "T"
+    )
     assert by_id["REQ-SEC-023"].method == "D" and by_id["REQ-ARCH-004"].milestone == "All"
     starts = [line for line in text.splitlines() if line.startswith("REQ-") and " — " in line]
     assert len(requirements) == len(starts)
@@ -113,18 +126,24 @@ def test_req_test_001_gate_names_the_t_requirement_without_a_test(tmp_path: Path
     status = {r.requirement.id: r.status for r in rows}
     # REQ-AAA-003 is I: not in the ledger. REQ-AAA-002 has only a helper and a test in a
     # file pytest does not collect. REQ-BBB-001 is M8: listed with its test, not required.
-    assert status == {"REQ-AAA-001": "covered", "REQ-AAA-002": "MISSING",
-                      "REQ-BBB-001": "later", "REQ-BBB-002": "covered"}
+    assert status == {
+        "REQ-AAA-001": "covered",
+        "REQ-AAA-002": "MISSING",
+        "REQ-BBB-001": "later",
+        "REQ-BBB-002": "covered",
+    }
     assert [str(t) for t in rows[3].tests] == [
-        "test_things.py::TestThings::test_req_bbb_002_and_req_bbb_001_in_one_name"]
+        "test_things.py::TestThings::test_req_bbb_002_and_req_bbb_001_in_one_name"
+    ]
 
     proc = _run("--missing", "--book", str(book), "--tests", str(tests), "--waivers", str(waivers))
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[0].startswith("REQ-AAA-002")
     assert "uncovered 1" in proc.stdout
 
-    (tests / "test_more.py").write_text("async def test_req_aaa_002_now():\n    pass\n",
-                                        encoding="utf-8")
+    (tests / "test_more.py").write_text(
+        "async def test_req_aaa_002_now():\n    pass\n", encoding="utf-8"
+    )
     proc = _run("--book", str(book), "--tests", str(tests), "--waivers", str(waivers))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "uncovered 0" in proc.stdout
@@ -133,18 +152,24 @@ def test_req_test_001_gate_names_the_t_requirement_without_a_test(tmp_path: Path
 def test_req_test_001_an_undelivered_milestone_becomes_required_when_its_line_goes(
     tmp_path: Path,
 ) -> None:
-    book, tests, waivers = _fake(tmp_path, tests="def test_req_aaa_001_a():\n    pass\n"
-                                 "def test_req_aaa_002_b():\n    pass\n"
-                                 "def test_req_bbb_002_c():\n    pass\n")
+    book, tests, waivers = _fake(
+        tmp_path,
+        tests="def test_req_aaa_001_a():\n    pass\n"
+        "def test_req_aaa_002_b():\n    pass\n"
+        "def test_req_bbb_002_c():\n    pass\n",
+    )
     assert not ledger.missing(ledger.load(book, tests, waivers))
     waivers.write_text("[not_yet_delivered]\n", encoding="utf-8")
     assert [r.requirement.id for r in ledger.missing(ledger.load(book, tests, waivers))] == [
-        "REQ-BBB-001"]
+        "REQ-BBB-001"
+    ]
 
 
 def test_req_test_001_only_whole_ids_in_test_names_count() -> None:
-    assert ledger.ids_in("test_req_mcp_001_req_mcp_006_sdk_client") == {"REQ-MCP-001",
-                                                                        "REQ-MCP-006"}
+    assert ledger.ids_in("test_req_mcp_001_req_mcp_006_sdk_client") == {
+        "REQ-MCP-001",
+        "REQ-MCP-006",
+    }
     assert ledger.ids_in("test_x_req_sec_001") == {"REQ-SEC-001"}
     assert ledger.ids_in("test_prereq_sec_001_x") == set()
     assert ledger.ids_in("test_req_sec_0011_x") == set()
@@ -154,8 +179,7 @@ def test_req_test_001_only_whole_ids_in_test_names_count() -> None:
 
 def test_req_test_001_waivers_must_name_t_requirements_with_a_reason(tmp_path: Path) -> None:
     requirements = ledger.read_requirements(BOOK)
-    ok = ledger.read_waivers('[waived]\n"REQ-AAA-002" = "cannot be met in Python"\n',
-                             requirements)
+    ok = ledger.read_waivers('[waived]\n"REQ-AAA-002" = "cannot be met in Python"\n', requirements)
     rows = ledger.build(requirements, [], ok)
     assert {r.requirement.id: r.status for r in rows}["REQ-AAA-002"] == "waived"
     for text, complaint in [

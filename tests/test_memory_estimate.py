@@ -35,14 +35,22 @@ def peaks_by_size(path: Path = FIXTURE) -> dict[int, list[float]]:
     return by
 
 
-def at_measured_concurrency(max_bytes: int, constants: Constants | None = None,
-                            platform: str = "linux") -> int:
+def at_measured_concurrency(
+    max_bytes: int, constants: Constants | None = None, platform: str = "linux"
+) -> int:
     """Four fetches, two parses, sessions excluded, cache off."""
-    return estimate(fetches_in_flight=BODIES, max_bytes=max_bytes, parsing_in_flight=PARSES,
-                    max_sessions=limits.default("LIM-H6"), legacy_revisions=False,
-                    cache_enabled=False, cache_max_entries=limits.default("LIM-K3"),
-                    cache_max_entry_bytes=limits.default("LIM-K4"), platform=platform,
-                    constants=constants).total
+    return estimate(
+        fetches_in_flight=BODIES,
+        max_bytes=max_bytes,
+        parsing_in_flight=PARSES,
+        max_sessions=limits.default("LIM-H6"),
+        legacy_revisions=False,
+        cache_enabled=False,
+        cache_max_entries=limits.default("LIM-K3"),
+        cache_max_entry_bytes=limits.default("LIM-K4"),
+        platform=platform,
+        constants=constants,
+    ).total
 
 
 def test_lim_m_fixture_holds_enough_runs() -> None:
@@ -82,8 +90,7 @@ def test_lim_m2_m3_are_the_line_through_the_worst_peaks_rounded_up() -> None:
     through the two per-parse points, slope rounded up to tenths and the fixed
     part up to a MiB so that the line is above both points."""
     base = limits.default("LIM-M1")
-    per_parse = {mib: (max(p) - base - BODIES * mib) / PARSES
-                 for mib, p in peaks_by_size().items()}
+    per_parse = {mib: (max(p) - base - BODIES * mib) / PARSES for mib, p in peaks_by_size().items()}
     slope = (per_parse[10] - per_parse[5]) / 5
     tenths = max(0, math.ceil(slope * 10 - 1e-9))
     fixed = max(math.ceil(per_parse[m] - tenths / 10 * m - 1e-9) for m in per_parse)
@@ -93,9 +100,18 @@ def test_lim_m2_m3_are_the_line_through_the_worst_peaks_rounded_up() -> None:
 
 def test_lim_m_formula_by_hand() -> None:
     c = Constants(base_mib=75, parse_fixed_mib=40, parse_tenths=12, session_kib=60)
-    m = estimate(fetches_in_flight=4, max_bytes=5 * MIB, parsing_in_flight=2, max_sessions=256,
-                 legacy_revisions=True, cache_enabled=True, cache_max_entries=1000,
-                 cache_max_entry_bytes=32768, platform="linux", constants=c)
+    m = estimate(
+        fetches_in_flight=4,
+        max_bytes=5 * MIB,
+        parsing_in_flight=2,
+        max_sessions=256,
+        legacy_revisions=True,
+        cache_enabled=True,
+        cache_max_entries=1000,
+        cache_max_entry_bytes=32768,
+        platform="linux",
+        constants=c,
+    )
     # 4 x 5 = 20; 2 x (1.2 x 5 + 40) = 92; 256 x 60 KiB = 15; 1000 x 32 KiB = 31.25 -> 32
     assert (m.base, m.bodies, m.parses, m.sessions, m.cache) == (75, 20, 92, 15, 32)
     assert m.total == 75 + 20 + 92 + 15 + 32
@@ -104,34 +120,61 @@ def test_lim_m_formula_by_hand() -> None:
 
 def test_lim_m_each_share_is_rounded_up() -> None:
     c = Constants(base_mib=75, parse_fixed_mib=40, parse_tenths=12, session_kib=60)
-    m = estimate(fetches_in_flight=4, max_bytes=1_000_000, parsing_in_flight=2, max_sessions=3,
-                 legacy_revisions=True, cache_enabled=False, cache_max_entries=1000,
-                 cache_max_entry_bytes=32768, platform="linux", constants=c)
+    m = estimate(
+        fetches_in_flight=4,
+        max_bytes=1_000_000,
+        parsing_in_flight=2,
+        max_sessions=3,
+        legacy_revisions=True,
+        cache_enabled=False,
+        cache_max_entries=1000,
+        cache_max_entry_bytes=32768,
+        platform="linux",
+        constants=c,
+    )
     # 4e6 B = 3.81 -> 4; 2 x (1.2 x 0.954 + 40) = 82.29 -> 83; 180 KiB -> 1; cache off
     assert (m.bodies, m.parses, m.sessions, m.cache) == (4, 83, 1, 0)
 
 
 def test_lim_m4_sessions_count_only_while_legacy_revisions_are_on() -> None:
-    kwargs: dict[str, Any] = dict(fetches_in_flight=4, max_bytes=5 * MIB, parsing_in_flight=2,
-                                  max_sessions=2048, cache_enabled=False,
-                                  cache_max_entries=1000, cache_max_entry_bytes=32768)
+    kwargs: dict[str, Any] = dict(
+        fetches_in_flight=4,
+        max_bytes=5 * MIB,
+        parsing_in_flight=2,
+        max_sessions=2048,
+        cache_enabled=False,
+        cache_max_entries=1000,
+        cache_max_entry_bytes=32768,
+    )
     assert estimate(legacy_revisions=True, **kwargs).sessions == 2048 * 60 // 1024
     assert estimate(legacy_revisions=False, **kwargs).sessions == 0
 
 
 def test_lim_m_estimate_reads_the_measured_rows() -> None:
     c = Constants.measured()
-    assert c == Constants(limits.default("LIM-M1"), limits.default("LIM-M2"),
-                          limits.default("LIM-M3"), limits.default("LIM-M4"))
+    assert c == Constants(
+        limits.default("LIM-M1"),
+        limits.default("LIM-M2"),
+        limits.default("LIM-M3"),
+        limits.default("LIM-M4"),
+    )
     assert min(c.base_mib, c.parse_fixed_mib, c.session_kib) > 0
 
 
 def over(total: int, platform: str) -> tuple[int, bool, bool]:
     # base alone carries the total: no bodies, parses, sessions or cache.
-    m = estimate(fetches_in_flight=0, max_bytes=5 * MIB, parsing_in_flight=0, max_sessions=0,
-                 legacy_revisions=False, cache_enabled=False, cache_max_entries=1,
-                 cache_max_entry_bytes=1024, platform=platform,
-                 constants=Constants(total, 0, 0, 60))
+    m = estimate(
+        fetches_in_flight=0,
+        max_bytes=5 * MIB,
+        parsing_in_flight=0,
+        max_sessions=0,
+        legacy_revisions=False,
+        cache_enabled=False,
+        cache_max_entries=1,
+        cache_max_entry_bytes=1024,
+        platform=platform,
+        constants=Constants(total, 0, 0, 60),
+    )
     return m.total, m.over_unit, m.measured_here
 
 

@@ -73,8 +73,10 @@ def test_req_test_005_a_part_is_read_up_to_40_characters_and_no_further() -> Non
 # -- the policy's reading of a host --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", ["[2606:4700::6810:84e5%eth0]", "2606:4700::6810:84e5%eth0",
-                                  "[2606:4700::6810:84e5%251]"])
+@pytest.mark.parametrize(
+    "host",
+    ["[2606:4700::6810:84e5%eth0]", "2606:4700::6810:84e5%eth0", "[2606:4700::6810:84e5%251]"],
+)
 def test_req_sec_006_an_address_with_a_zone_identifier_is_malformed(host: str) -> None:
     # ipaddress accepts a scope; the policy must not (it would admit a public address
     # bound to an interface the operator never named).
@@ -91,16 +93,20 @@ def test_req_sec_017_an_unreadable_engine_host_is_malformed_on_either_side() -> 
     assert judge("api.example.org", 443, "www.example.org", 443) == Verdict(False, "engine_host")
 
 
-@pytest.mark.parametrize(("host", "deny", "verdict"), [
-    # An ordinary IPv6 address carries no IPv4 address, whatever its last 32 bits.
-    ("[2606:4700::cb00:7107]", "203.0.113.7", Verdict(True, "allowed")),
-    ("[2606:4700::cb00:7107]", "0.0.0.0/1", Verdict(True, "allowed")),
-    # ::2 is IPv4-compatible (0.0.0.2); ::1 is loopback, not 0.0.0.1.
-    ("[::2]", "0.0.0.2", Verdict(False, "deny_rule")),
-    ("[::1]", "0.0.0.1", Verdict(False, "builtin_address")),
-])
+@pytest.mark.parametrize(
+    ("host", "deny", "verdict"),
+    [
+        # An ordinary IPv6 address carries no IPv4 address, whatever its last 32 bits.
+        ("[2606:4700::cb00:7107]", "203.0.113.7", Verdict(True, "allowed")),
+        ("[2606:4700::cb00:7107]", "0.0.0.0/1", Verdict(True, "allowed")),
+        # ::2 is IPv4-compatible (0.0.0.2); ::1 is loopback, not 0.0.0.1.
+        ("[::2]", "0.0.0.2", Verdict(False, "deny_rule")),
+        ("[::1]", "0.0.0.1", Verdict(False, "builtin_address")),
+    ],
+)
 def test_req_sec_006_a_deny_rule_reads_only_the_ipv4_address_a_notation_carries(
-        host: str, deny: str, verdict: Verdict) -> None:
+    host: str, deny: str, verdict: Verdict
+) -> None:
     policy = EgressPolicy(allow=(), deny=(parse_rule(deny),), ports=DEFAULT_FETCH_PORTS)
     assert policy.judge_host(host, 443) == verdict
 
@@ -108,38 +114,55 @@ def test_req_sec_006_a_deny_rule_reads_only_the_ipv4_address_a_notation_carries(
 # -- rules -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("rule", "mapped", "matches"), [
-    ("10.0.0.0/8", "::ffff:10.1.2.3", True),
-    ("10.0.0.0/8", "::ffff:11.1.2.3", False),
-    ("203.0.113.7", "::ffff:203.0.113.7", True),
-    ("203.0.113.7", "::ffff:203.0.113.8", False),
-    ("2001:db8::/32", "::ffff:10.1.2.3", False),
-])
+@pytest.mark.parametrize(
+    ("rule", "mapped", "matches"),
+    [
+        ("10.0.0.0/8", "::ffff:10.1.2.3", True),
+        ("10.0.0.0/8", "::ffff:11.1.2.3", False),
+        ("203.0.113.7", "::ffff:203.0.113.7", True),
+        ("203.0.113.7", "::ffff:203.0.113.8", False),
+        ("2001:db8::/32", "::ffff:10.1.2.3", False),
+    ],
+)
 def test_req_sec_006_an_ipv4_rule_matches_the_ipv4_mapped_form_of_its_addresses(
-        rule: str, mapped: str, matches: bool) -> None:
+    rule: str, mapped: str, matches: bool
+) -> None:
     assert parse_rule(rule).matches_address(ipaddress.IPv6Address(mapped)) is matches
 
 
-@pytest.mark.parametrize(("rule", "wide"), [
-    ("10.0.0.0/15", True), ("10.0.0.0/16", False), ("10.0.0.0/24", False),
-    ("2001:db8::/31", True), ("2001:db8::/32", False), ("203.0.113.7", False),
-    ("wiki.corp.example", False), ("*.corp.example", False),
-])
-def test_req_cfg_005_a_rule_is_wide_below_16_bits_for_ipv4_and_32_for_ipv6(rule: str,
-                                                                           wide: bool) -> None:
+@pytest.mark.parametrize(
+    ("rule", "wide"),
+    [
+        ("10.0.0.0/15", True),
+        ("10.0.0.0/16", False),
+        ("10.0.0.0/24", False),
+        ("2001:db8::/31", True),
+        ("2001:db8::/32", False),
+        ("203.0.113.7", False),
+        ("wiki.corp.example", False),
+        ("*.corp.example", False),
+    ],
+)
+def test_req_cfg_005_a_rule_is_wide_below_16_bits_for_ipv4_and_32_for_ipv6(
+    rule: str, wide: bool
+) -> None:
     # check warns about an allow rule wider than these prefixes (config/report.py).
     assert parse_rule(rule).wider_than(16, 32) is wide
 
 
-@pytest.mark.parametrize(("rule", "message"), [
-    ("[2001:db8::1]", "write an IPv6 address without brackets"),
-    ("[2001:db8::1]:443", "a rule must not carry a port"),
-    (" wiki.corp.example", "a rule must not have surrounding spaces"),
-    ("faß.example", "a host pattern with ß, ς or a joiner must be written in its xn-- form"),
-    ("wiki.corp.example\t", "a rule must not have surrounding spaces"),
-])
-def test_req_cfg_005_a_malformed_rule_is_refused_with_what_to_change(rule: str,
-                                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("[2001:db8::1]", "write an IPv6 address without brackets"),
+        ("[2001:db8::1]:443", "a rule must not carry a port"),
+        (" wiki.corp.example", "a rule must not have surrounding spaces"),
+        ("faß.example", "a host pattern with ß, ς or a joiner must be written in its xn-- form"),
+        ("wiki.corp.example\t", "a rule must not have surrounding spaces"),
+    ],
+)
+def test_req_cfg_005_a_malformed_rule_is_refused_with_what_to_change(
+    rule: str, message: str
+) -> None:
     with pytest.raises(RuleError) as caught:
         parse_rule(rule)
     assert str(caught.value) == message
@@ -176,23 +199,29 @@ def test_req_sec_009_port_65536_is_no_url() -> None:
     assert _error("https://qzx.example:65536/").kind == "invalid_request"
 
 
-@pytest.mark.parametrize(("url", "target"), [
-    ("https://qzx.example/a!b", "/a!b"),  # the first character kept as it is
-    ("https://qzx.example/\udfff", "/%EF%BF%BD"),  # the last lone surrogate
-    ("https://qzx.example/\ue000", "/%EE%80%80"),  # the first character after them
-    ("https://qzx.example/a/b/..", "/a/"),  # a last ".." leaves the folder
-    ("https://qzx.example/a/b/%2E%2e", "/a/"),
-    ("https://qzx.example/p#x#y", "/p"),  # the fragment starts at the first #
-])
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("https://qzx.example/a!b", "/a!b"),  # the first character kept as it is
+        ("https://qzx.example/\udfff", "/%EF%BF%BD"),  # the last lone surrogate
+        ("https://qzx.example/\ue000", "/%EE%80%80"),  # the first character after them
+        ("https://qzx.example/a/b/..", "/a/"),  # a last ".." leaves the folder
+        ("https://qzx.example/a/b/%2E%2e", "/a/"),
+        ("https://qzx.example/p#x#y", "/p"),  # the fragment starts at the first #
+    ],
+)
 def test_req_fetch_001_the_request_target_at_the_edges(url: str, target: str) -> None:
     assert _parse(url).target == target
 
 
-@pytest.mark.parametrize(("url", "host"), [
-    ("\x00\x01https://qzx.example/\x1f", "qzx.example"),  # every C0 control, not only space
-    ("https://qzx.exa\rmple/", "qzx.example"),  # a carriage return inside is removed
-    ("https://XqzX.example/", "xqzx.example"),  # X neither ends nor starts the authority
-])
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("\x00\x01https://qzx.example/\x1f", "qzx.example"),  # every C0 control, not only space
+        ("https://qzx.exa\rmple/", "qzx.example"),  # a carriage return inside is removed
+        ("https://XqzX.example/", "xqzx.example"),  # X neither ends nor starts the authority
+    ],
+)
 def test_req_fetch_001_controls_and_letters_as_a_browser_reads_them(url: str, host: str) -> None:
     target = _parse(url)
     assert (target.host, target.target) == (host, "/")

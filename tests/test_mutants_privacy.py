@@ -43,8 +43,21 @@ def test_req_priv_002_an_encoded_character_is_read_as_that_character(ch: str) ->
     assert found(before + GITHUB) == [("github_token", len(before), len(before) + len(GITHUB))]
 
 
-@pytest.mark.parametrize("invisible", ["\u00ad", "\u200b", "\ufeff", "\U000e0001", "\x7f",
-                                       "\u0090", "\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef"])
+@pytest.mark.parametrize(
+    "invisible",
+    [
+        "\u00ad",
+        "\u200b",
+        "\ufeff",
+        "\U000e0001",
+        "\x7f",
+        "\u0090",
+        "\ufe00",
+        "\ufe0f",
+        "\U000e0100",
+        "\U000e01ef",
+    ],
+)
 def test_req_priv_002_an_invisible_character_inside_a_token_is_dropped(invisible: str) -> None:
     raw = GITHUB[:20] + invisible + GITHUB[20:]
     assert found(raw) == [("github_token", 0, len(raw))]
@@ -93,8 +106,7 @@ def test_req_priv_002_only_escapes_are_decoded() -> None:
     assert found("password%3Dx%41") == []
 
 
-@pytest.mark.parametrize("text", ["%41%4", "%41%", "%41%4G", "%41%G1", "%C3%A9%4",
-                                  "%E2%80"])
+@pytest.mark.parametrize("text", ["%41%4", "%41%", "%41%4G", "%41%G1", "%C3%A9%4", "%E2%80"])
 def test_req_priv_002_a_text_ending_in_a_partial_escape_is_read_without_error(text: str) -> None:
     assert find_secrets(text) == []
     assert check_url("https://qzx.example/?q=" + text) is None
@@ -108,8 +120,7 @@ def test_req_priv_002_a_text_ending_in_a_partial_escape_is_read_without_error(te
 def test_req_priv_002_user_information_is_read_undecoded() -> None:
     # %3A is part of the user name, not a colon before a password.
     assert found("https://a%3Ab@qzx.example/") == []
-    assert check_url("https://u%3Apw@qzx.example/") == UrlSecret(
-        "credential_in_url", None, 8, True)
+    assert check_url("https://u%3Apw@qzx.example/") == UrlSecret("credential_in_url", None, 8, True)
 
 
 def test_req_priv_002_a_longer_overlapping_finding_extends_the_first() -> None:
@@ -126,8 +137,10 @@ def _pem(body: str = PEM_BODY, label: str = "RSA PRIVATE KEY") -> str:
 
 def test_req_priv_002_two_touching_private_keys_are_two_findings() -> None:
     first, second = _pem(), _pem(label="EC PRIVATE KEY")
-    assert found(first + second) == [("pem_private_key", 0, len(first)),
-                                     ("pem_private_key", len(first), len(first + second))]
+    assert found(first + second) == [
+        ("pem_private_key", 0, len(first)),
+        ("pem_private_key", len(first), len(first + second)),
+    ]
     assert apply(first + second, "mask").text == "[masked][masked]"
 
 
@@ -166,14 +179,19 @@ def test_req_priv_002_an_unclosed_private_key_ends_at_its_last_key_character() -
 # -- formats at their edges --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("value", "is_secret"), [
-    ("abcdefg1", True), ("abcdefg+", True), ("abcdefg/", True), ("abcdef==", True),
-    ("abcdEfgh", True),  # a case hump
-    ("abcdefgh", False),  # a word
-    ("abcdef1", False),  # seven characters
-])
-def test_req_priv_002_a_basic_credential_after_the_header_name(value: str,
-                                                               is_secret: bool) -> None:
+@pytest.mark.parametrize(
+    ("value", "is_secret"),
+    [
+        ("abcdefg1", True),
+        ("abcdefg+", True),
+        ("abcdefg/", True),
+        ("abcdef==", True),
+        ("abcdEfgh", True),  # a case hump
+        ("abcdefgh", False),  # a word
+        ("abcdef1", False),  # seven characters
+    ],
+)
+def test_req_priv_002_a_basic_credential_after_the_header_name(value: str, is_secret: bool) -> None:
     text = "Authorization: Basic " + value
     expected = [("basic_authorization", 21, len(text))] if is_secret else []
     assert found(text) == expected
@@ -191,12 +209,15 @@ def test_req_priv_002_a_bare_basic_credential_must_decode_to_user_and_password()
     assert found("basic " + base64.b64encode(b":secret1").decode()) == []  # no user
 
 
-@pytest.mark.parametrize(("token", "end"), [
-    ("abcdefghijklmno1", 23),  # sixteen characters: the shortest
-    ("abcdefghijklmno1.", 23),  # a full stop after it is punctuation
-    ("abcdefghijklmno1..", 23),
-    ("abcdefghijklmnoX1X", 25),  # only full stops are punctuation
-])
+@pytest.mark.parametrize(
+    ("token", "end"),
+    [
+        ("abcdefghijklmno1", 23),  # sixteen characters: the shortest
+        ("abcdefghijklmno1.", 23),  # a full stop after it is punctuation
+        ("abcdefghijklmno1..", 23),
+        ("abcdefghijklmnoX1X", 25),  # only full stops are punctuation
+    ],
+)
 def test_req_priv_002_a_bearer_token_from_16_characters(token: str, end: int) -> None:
     assert found("Bearer " + token) == [("bearer_token", 7, end)]
 
@@ -210,41 +231,51 @@ def test_req_priv_002_a_bearer_token_after_dots_ends_where_it_ends() -> None:
     assert found(text) == [("bearer_token", 7, len(text))]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("password=abc1.", [("password_assignment", 9, 13)]),
-    ("password=abc1)", [("password_assignment", 9, 13)]),
-    ("password=..abc1", [("password_assignment", 9, 15)]),
-    ("password=[masked] secret=abc1", [("password_assignment", 25, 29)]),
-    ("password=letters\n2nd line", []),  # a line break ends the value
-])
-def test_req_priv_002_password_assignment_values(text: str,
-                                                expected: list[tuple[str, int, int]]) -> None:
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password=abc1.", [("password_assignment", 9, 13)]),
+        ("password=abc1)", [("password_assignment", 9, 13)]),
+        ("password=..abc1", [("password_assignment", 9, 15)]),
+        ("password=[masked] secret=abc1", [("password_assignment", 25, 29)]),
+        ("password=letters\n2nd line", []),  # a line break ends the value
+    ],
+)
+def test_req_priv_002_password_assignment_values(
+    text: str, expected: list[tuple[str, int, int]]
+) -> None:
     assert found(text) == expected
 
 
-@pytest.mark.parametrize(("text", "kind", "start"), [
-    ("glpat-" + fake(27) + ".01234abcd", "gitlab_token", 0),  # routable: 27 characters
-    ("glptt-" + "0123456789abcdef" * 2 + "01234567", "gitlab_token", 0),  # 40 hex digits
-    ("AKIA2" + "ABCDEFGHIJKLMNO", "aws_access_key_id", 0),  # its one digit right after AKIA
-    ("aws_secret_access_key=" + "a" * 39 + "/", "aws_secret_access_key", 22),
-    ("aws_secret_access_key=" + "a" * 39 + "+", "aws_secret_access_key", 22),
-    ("npm_" + "a" * 35 + "9", "npm_token", 0),  # 9 is a digit too
-    ("xapp-1-A0123456789-0123456789-" + "0123456789abcdef" * 4, "slack_token", 0),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "start"),
+    [
+        ("glpat-" + fake(27) + ".01234abcd", "gitlab_token", 0),  # routable: 27 characters
+        ("glptt-" + "0123456789abcdef" * 2 + "01234567", "gitlab_token", 0),  # 40 hex digits
+        ("AKIA2" + "ABCDEFGHIJKLMNO", "aws_access_key_id", 0),  # its one digit right after AKIA
+        ("aws_secret_access_key=" + "a" * 39 + "/", "aws_secret_access_key", 22),
+        ("aws_secret_access_key=" + "a" * 39 + "+", "aws_secret_access_key", 22),
+        ("npm_" + "a" * 35 + "9", "npm_token", 0),  # 9 is a digit too
+        ("xapp-1-A0123456789-0123456789-" + "0123456789abcdef" * 4, "slack_token", 0),
+    ],
+)
 def test_req_priv_002_formats_at_their_edges_are_found(text: str, kind: str, start: int) -> None:
     assert found(text) == [(kind, start, len(text))]
 
 
-@pytest.mark.parametrize("text", [
-    "glpat-" + fake(26) + ".01234abcd",  # routable needs 27
-    "glptt-" + fake(20),  # glptt- takes only 40 hex digits
-    "AKIA" + "X" * 16,  # letters only: a word
-    "aws_secret_access_key=" + "a" * 40,  # letters only
-    "SK" + "0123456789" * 3 + "01",  # digits only: no key
-    "xoxb-1-" + "abcdefghijklmnop",  # lower-case letters only
-    "sk-proj-" + fake(19) + "T3BlbkFJ" + fake(20),  # 19 before the marker
-    "sk-" + fake(20) + "T3BlbkFJ" + fake(12),  # 12 after it
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "glpat-" + fake(26) + ".01234abcd",  # routable needs 27
+        "glptt-" + fake(20),  # glptt- takes only 40 hex digits
+        "AKIA" + "X" * 16,  # letters only: a word
+        "aws_secret_access_key=" + "a" * 40,  # letters only
+        "SK" + "0123456789" * 3 + "01",  # digits only: no key
+        "xoxb-1-" + "abcdefghijklmnop",  # lower-case letters only
+        "sk-proj-" + fake(19) + "T3BlbkFJ" + fake(20),  # 19 before the marker
+        "sk-" + fake(20) + "T3BlbkFJ" + fake(12),  # 12 after it
+    ],
+)
 def test_req_priv_002_shapes_short_of_a_format_are_text(text: str) -> None:
     assert found(text) == []
 
@@ -264,43 +295,70 @@ def test_req_priv_002_every_key_after_the_first_is_found_too() -> None:
 # -- URL user information -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "password"), [
-    ("https://u:p:w@qzx.example/", "p:w"),  # the first colon separates
-    ("https://u:p@w@qzx.example/", "p@w"),  # the last @ ends the user information
-    ("https://:pw1@qzx.example/", "pw1"),  # no user name
-    ("https://qzx.example/ https://u:pw1@qzx.example/", "pw1"),  # a second URL
-])
+@pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("https://u:p:w@qzx.example/", "p:w"),  # the first colon separates
+        ("https://u:p@w@qzx.example/", "p@w"),  # the last @ ends the user information
+        ("https://:pw1@qzx.example/", "pw1"),  # no user name
+        ("https://qzx.example/ https://u:pw1@qzx.example/", "pw1"),  # a second URL
+    ],
+)
 def test_req_priv_002_the_password_of_a_url(text: str, password: str) -> None:
     at = text.index(password, text.rindex("//"))
     assert found(text) == [("url_userinfo_password", at, at + len(password))]
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("ht\ttps://u:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 11, True)),
-    ("https://u:p@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 10, True)),
-    ("https://u:p:w@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 10, True)),
-    ("https://u@v:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 12, True)),
-    ("ssh://u:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 8, True)),
-    ("ssh://uXs:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 10, True)),
-    ("ssh://u:p\\w@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 8, True)),
-    ("https://uXs:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 12, True)),
-    ("ssh://user@qzx.example/", UrlSecret("credential_in_url", None, 6, True)),
-    ("https://Xuser@qzx.example/", UrlSecret("credential_in_url", None, 8, True)),
-    ("https:/user@qzx.example/", UrlSecret("credential_in_url", None, 7, True)),
-    ("https://user@qzx.example", UrlSecret("credential_in_url", None, 8, True)),
-    ("https://:@qzx.example/", None),  # ":@" carries nothing
-    ("https://a/b@qzx.example/", None),  # the @ is in the path
-    ("https://qzx.example\\u:pw@evil.example/", None),  # \ ends a special URL's authority
-    ("https://", None),
-    ("https:\\\\", None),
-    # A tab is removed by a URL parser; the secret scan of the raw text stops at it,
-    # so these are found by the user-information reading alone.
-    ("https://u@v:p\tw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 12,
-                                                True)),
-    ("https://u:\tp@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 11, True)),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "ht\ttps://u:pw@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 11, True),
+        ),
+        ("https://u:p@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 10, True)),
+        (
+            "https://u:p:w@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 10, True),
+        ),
+        (
+            "https://u@v:pw@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 12, True),
+        ),
+        ("ssh://u:pw@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 8, True)),
+        (
+            "ssh://uXs:pw@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 10, True),
+        ),
+        ("ssh://u:p\\w@qzx.example/", UrlSecret("secret_in_url", "url_userinfo_password", 8, True)),
+        (
+            "https://uXs:pw@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 12, True),
+        ),
+        ("ssh://user@qzx.example/", UrlSecret("credential_in_url", None, 6, True)),
+        ("https://Xuser@qzx.example/", UrlSecret("credential_in_url", None, 8, True)),
+        ("https:/user@qzx.example/", UrlSecret("credential_in_url", None, 7, True)),
+        ("https://user@qzx.example", UrlSecret("credential_in_url", None, 8, True)),
+        ("https://:@qzx.example/", None),  # ":@" carries nothing
+        ("https://a/b@qzx.example/", None),  # the @ is in the path
+        ("https://qzx.example\\u:pw@evil.example/", None),  # \ ends a special URL's authority
+        ("https://", None),
+        ("https:\\\\", None),
+        # A tab is removed by a URL parser; the secret scan of the raw text stops at it,
+        # so these are found by the user-information reading alone.
+        (
+            "https://u@v:p\tw@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 12, True),
+        ),
+        (
+            "https://u:\tp@qzx.example/",
+            UrlSecret("secret_in_url", "url_userinfo_password", 11, True),
+        ),
+    ],
+)
 def test_req_priv_002_user_information_as_a_url_parser_reads_it(
-        url: str, expected: UrlSecret | None) -> None:
+    url: str, expected: UrlSecret | None
+) -> None:
     assert check_url(url) == expected
 
 

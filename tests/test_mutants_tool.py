@@ -15,7 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rypsok_tools_mutants", REPO / "tools" / "mutants.py")
+    spec = importlib.util.spec_from_file_location(
+        "rypsok_tools_mutants", REPO / "tools" / "mutants.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up by name
@@ -26,10 +28,17 @@ def _tool() -> ModuleType:
 mutants = _tool()
 
 
-def _survivor(line: str = "if a < b:", mutated: str = "if a <= b:",
-              function: str = "EgressPolicy.judge_host") -> object:
-    return mutants.Survivor("rypsok.core.net.egress.xǁEgressPolicyǁjudge_host__mutmut_3",
-                            "rypsok/core/net/egress.py", function, "survived", line, mutated)
+def _survivor(
+    line: str = "if a < b:", mutated: str = "if a <= b:", function: str = "EgressPolicy.judge_host"
+) -> object:
+    return mutants.Survivor(
+        "rypsok.core.net.egress.xǁEgressPolicyǁjudge_host__mutmut_3",
+        "rypsok/core/net/egress.py",
+        function,
+        "survived",
+        line,
+        mutated,
+    )
 
 
 def test_req_test_019_the_six_security_modules_are_mutated_with_their_own_tests() -> None:
@@ -51,12 +60,15 @@ def test_req_test_019_a_new_kill_test_joins_its_group() -> None:
     assert "tests/test_mutants_tool.py" not in mutants.tests_of(egress, REPO)
 
 
-@pytest.mark.parametrize(("name", "function"), [
-    ("rypsok.core.net.egress.x_parse_ipv4__mutmut_10", "parse_ipv4"),
-    ("rypsok.core.net.egress.x__labels__mutmut_9", "_labels"),
-    ("rypsok.core.net.egress.xǁEgressPolicyǁ_host__mutmut_11", "EgressPolicy._host"),
-    ("rypsok.core.net.egress.xǁEgressPolicyǁ__init____mutmut_1", "EgressPolicy.__init__"),
-])
+@pytest.mark.parametrize(
+    ("name", "function"),
+    [
+        ("rypsok.core.net.egress.x_parse_ipv4__mutmut_10", "parse_ipv4"),
+        ("rypsok.core.net.egress.x__labels__mutmut_9", "_labels"),
+        ("rypsok.core.net.egress.xǁEgressPolicyǁ_host__mutmut_11", "EgressPolicy._host"),
+        ("rypsok.core.net.egress.xǁEgressPolicyǁ__init____mutmut_1", "EgressPolicy.__init__"),
+    ],
+)
 def test_req_test_019_a_mutant_is_named_by_its_function(name: str, function: str) -> None:
     assert mutants.function_of(name, "rypsok/core/net/egress.py") == function
 
@@ -67,23 +79,41 @@ def test_req_test_019_a_mutant_of_another_module_is_an_error() -> None:
 
 
 def test_req_test_019_the_changed_lines_come_from_the_diff() -> None:
-    diff = ("--- rypsok/core/net/egress.py\n+++ rypsok/core/net/egress.py\n@@ -1,3 +1,3 @@\n"
-            " def _labels(host: str) -> list[str]:\n"
-            "-    if labels[-1] == \"\" and len(labels) > 1:\n"
-            "+    if labels[-1] == \"\" and len(labels) > 2:\n"
-            "         labels.pop()")
-    assert mutants.diff_lines(diff) == ('if labels[-1] == "" and len(labels) > 1:',
-                                        'if labels[-1] == "" and len(labels) > 2:')
+    diff = (
+        "--- rypsok/core/net/egress.py\n+++ rypsok/core/net/egress.py\n@@ -1,3 +1,3 @@\n"
+        " def _labels(host: str) -> list[str]:\n"
+        '-    if labels[-1] == "" and len(labels) > 1:\n'
+        '+    if labels[-1] == "" and len(labels) > 2:\n'
+        "         labels.pop()"
+    )
+    assert mutants.diff_lines(diff) == (
+        'if labels[-1] == "" and len(labels) > 1:',
+        'if labels[-1] == "" and len(labels) > 2:',
+    )
 
 
-@pytest.mark.parametrize(("code", "status"), [
-    (1, "killed"), (3, "killed"), (37, "killed"),
-    (36, "timeout"), (-24, "timeout"), (152, "timeout"), (-9, "timeout"),
-    (0, "survived"), (33, "no tests"), (5, "no tests"), (35, "suspicious"),
-    (None, "not checked"), (2, "not checked"), (34, "not checked"),
-])
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        (1, "killed"),
+        (3, "killed"),
+        (37, "killed"),
+        (36, "timeout"),
+        (-24, "timeout"),
+        (152, "timeout"),
+        (-9, "timeout"),
+        (0, "survived"),
+        (33, "no tests"),
+        (5, "no tests"),
+        (35, "suspicious"),
+        (None, "not checked"),
+        (2, "not checked"),
+        (34, "not checked"),
+    ],
+)
 def test_req_test_019_timeouts_count_as_caught_and_no_test_as_a_survivor(
-        code: int | None, status: str) -> None:
+    code: int | None, status: str
+) -> None:
     assert mutants.classify(code) == status
 
 
@@ -94,58 +124,75 @@ def _load(tmp_path: Path, text: str) -> list[object]:
 
 
 def test_req_test_019_an_exclusion_matches_by_function_and_lines(tmp_path: Path) -> None:
-    exclusions = _load(tmp_path, """
+    exclusions = _load(
+        tmp_path,
+        """
 [[exclude]]
 module = "rypsok/core/net/egress.py"
 function = "EgressPolicy.judge_host"
 line = "if  a < b:"
 mutated = ["if a <= b:", "if a < b + 1:"]
 reason = "a equals b never reaches here"
-""")
+""",
+    )
     hit, other_line, other_function = (
-        _survivor(), _survivor(mutated="if a > b:"), _survivor(function="judge_address"))
+        _survivor(),
+        _survivor(mutated="if a > b:"),
+        _survivor(function="judge_address"),
+    )
     mutants.apply_exclusions([hit, other_line, other_function], exclusions)
     assert hit.excluded == "a equals b never reaches here"
     assert other_line.excluded is None and other_function.excluded is None
 
 
 def test_req_test_019_an_exclusion_may_name_the_mutant(tmp_path: Path) -> None:
-    exclusions = _load(tmp_path, """
+    exclusions = _load(
+        tmp_path,
+        """
 [[exclude]]
 module = "rypsok/core/net/egress.py"
 function = "EgressPolicy.judge_host"
 mutant = "rypsok.core.net.egress.xǁEgressPolicyǁjudge_host__mutmut_3"
 reason = "equivalent"
-""")
+""",
+    )
     survivor = _survivor()
     mutants.apply_exclusions([survivor], exclusions)
     assert survivor.excluded == "equivalent"
 
 
-@pytest.mark.parametrize("entry", [
-    'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\n',  # no reason
-    'module = "m.py"\nfunction = "f"\nreason = "r"\n',  # neither lines nor a name
-    'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\nmutant = "n"\nreason = "r"\n',
-    'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\nreason = "r"\nwhy = "?"\n',
-    'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = [1]\nreason = "r"\n',
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\n',  # no reason
+        'module = "m.py"\nfunction = "f"\nreason = "r"\n',  # neither lines nor a name
+        'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\nmutant = "n"\nreason = "r"\n',
+        'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = "y"\nreason = "r"\nwhy = "?"\n',
+        'module = "m.py"\nfunction = "f"\nline = "x"\nmutated = [1]\nreason = "r"\n',
+    ],
+)
 def test_req_test_019_an_exclusion_without_a_reason_or_identity_is_refused(
-        tmp_path: Path, entry: str) -> None:
+    tmp_path: Path, entry: str
+) -> None:
     with pytest.raises(mutants.ExclusionError):
         _load(tmp_path, "[[exclude]]\n" + entry)
 
 
 def test_req_test_019_an_exclusion_no_survivor_needs_is_reported(tmp_path: Path) -> None:
-    exclusions = _load(tmp_path, """
+    exclusions = _load(
+        tmp_path,
+        """
 [[exclude]]
 module = "rypsok/core/net/egress.py"
 function = "EgressPolicy.judge_host"
 line = "if a < b:"
 mutated = "if a > b:"
 reason = "stale"
-""")
-    result = mutants.GroupResult("egress", ["rypsok/core/net/egress.py"], [], complete=True,
-                                 survivors=[_survivor()])
+""",
+    )
+    result = mutants.GroupResult(
+        "egress", ["rypsok/core/net/egress.py"], [], complete=True, survivors=[_survivor()]
+    )
     assert mutants.unused_exclusions([result], exclusions) == exclusions
     result.complete = False  # a partial run proves nothing stale
     assert mutants.unused_exclusions([result], exclusions) == []

@@ -82,8 +82,9 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     ca.issue_cert("localhost", "127.0.0.1").configure_cert(server)
     name_only = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ca.issue_cert("localhost").configure_cert(name_only)
-    return Pki(server, name_only, _client_trusting(ca, folder),
-               _client_trusting(trustme.CA(), folder))
+    return Pki(
+        server, name_only, _client_trusting(ca, folder), _client_trusting(trustme.CA(), folder)
+    )
 
 
 async def to_loopback(host: str, port: int) -> list[IPAddress]:
@@ -91,15 +92,22 @@ async def to_loopback(host: str, port: int) -> list[IPAddress]:
     return [LOOPBACK]
 
 
-def client(pki: Pki, *, proxy: Proxy | None = None, tls: ssl.SSLContext | None = None,
-           resolver: Callable[[str, int], Awaitable[list[IPAddress]]] = to_loopback,
-           ) -> EngineClient:
+def client(
+    pki: Pki,
+    *,
+    proxy: Proxy | None = None,
+    tls: ssl.SSLContext | None = None,
+    resolver: Callable[[str, int], Awaitable[list[IPAddress]]] = to_loopback,
+) -> EngineClient:
     return EngineClient(tls=tls or pki.client, user_agent=UA, proxy=proxy, resolver=resolver)
 
 
 async def fetch(engine: EngineClient, url: str, **kwargs: object) -> Response:
-    options: dict[str, object] = {"max_bytes": MIB, "connect_timeout_s": 1.0,
-                                  "total_timeout_s": 1.5}
+    options: dict[str, object] = {
+        "max_bytes": MIB,
+        "connect_timeout_s": 1.0,
+        "total_timeout_s": 1.5,
+    }
     options.update(kwargs)
     return await engine.get(url, **options)  # type: ignore[arg-type]
 
@@ -123,8 +131,13 @@ async def read_head(stream: ByteStream) -> bytes:
     return data
 
 
-_GONE = (ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream,
-         anyio.ClosedResourceError, OSError)
+_GONE = (
+    ssl.SSLError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    anyio.ClosedResourceError,
+    OSError,
+)
 
 
 @asynccontextmanager
@@ -138,8 +151,9 @@ async def serve(handler: Handler | None, tls: ssl.SSLContext | None) -> AsyncIte
         stream = raw
         try:
             if tls is not None:
-                stream = await TLSStream.wrap(raw, server_side=True, ssl_context=tls,
-                                              standard_compatible=False)
+                stream = await TLSStream.wrap(
+                    raw, server_side=True, ssl_context=tls, standard_compatible=False
+                )
             head = await read_head(stream)
             server.heads.append(head)
             if handler is not None:
@@ -160,14 +174,16 @@ async def serve(handler: Handler | None, tls: ssl.SSLContext | None) -> AsyncIte
 def answer(status: str = "200 OK", body: bytes = b"hello", headers: str = "") -> Handler:
     async def handler(stream: ByteStream, head: bytes) -> None:
         await stream.send(
-            f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\n{headers}\r\n".encode()
-            + body)
+            f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\n{headers}\r\n".encode() + body
+        )
+
     return handler
 
 
 def raw_answer(data: bytes) -> Handler:
     async def handler(stream: ByteStream, head: bytes) -> None:
         await stream.send(data)
+
     return handler
 
 
@@ -194,8 +210,9 @@ async def connect_proxy(refuse: bool = False) -> AsyncIterator[Server]:
 
     async def handler(stream: ByteStream, head: bytes) -> None:
         if refuse:
-            await stream.send(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
-                              b"Content-Length: 0\r\n\r\n")
+            await stream.send(
+                b"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n"
+            )
             return
         port = int(head.split(b" ", 2)[1].rsplit(b":", 1)[1])
         upstream = await anyio.connect_tcp("127.0.0.1", port)
@@ -266,13 +283,17 @@ async def test_plain_get_returns_status_headers_and_body(pki: Pki) -> None:
 
 async def test_req_cmp_004_user_agent_form(pki: Pki) -> None:
     assert user_agent("ops@example.org") == (
-        f"rypsok/{__version__} (+{PROJECT_URL}; ops@example.org)")
+        f"rypsok/{__version__} (+{PROJECT_URL}; ops@example.org)"
+    )
     assert user_agent("") == f"rypsok/{__version__} (+{PROJECT_URL})"
     with pytest.raises(ValueError):
         user_agent("a\r\nX-Injected: 1")
     async with serve(answer(), pki.server) as server:
-        await fetch(client(pki), f"https://localhost:{server.port}/",
-                    headers=[("X-Subscription-Token", "k")])
+        await fetch(
+            client(pki),
+            f"https://localhost:{server.port}/",
+            headers=[("X-Subscription-Token", "k")],
+        )
     lines = server.heads[0].decode().split("\r\n")[1:-2]
     assert lines == [
         f"Host: localhost:{server.port}",
@@ -285,27 +306,33 @@ async def test_req_cmp_004_user_agent_form(pki: Pki) -> None:
 
 async def test_req_sec_017_https_only_unless_allowed(pki: Pki) -> None:
     async with serve(answer(), None) as server:
-        for url in (f"http://localhost:{server.port}/", f"ftp://localhost:{server.port}/",
-                    f"//localhost:{server.port}/"):
+        for url in (
+            f"http://localhost:{server.port}/",
+            f"ftp://localhost:{server.port}/",
+            f"//localhost:{server.port}/",
+        ):
             with pytest.raises(ClientError) as caught:
                 await fetch(client(pki), url)
             assert caught.value.kind == "protocol"
         assert server.connections == 0
         # The operator's explicit loopback endpoint: the caller sets allow_http.
-        response = await fetch(client(pki), f"http://127.0.0.1:{server.port}/",
-                               allow_http=True)
+        response = await fetch(client(pki), f"http://127.0.0.1:{server.port}/", allow_http=True)
     assert response.status == 200
     assert server.heads[0].split(b"\r\n")[1] == f"Host: 127.0.0.1:{server.port}".encode()
 
 
 async def test_req_sec_017_redirect_not_followed_and_credential_not_sent_elsewhere(
-        pki: Pki) -> None:
+    pki: Pki,
+) -> None:
     async with serve(answer(), pki.server) as elsewhere:
         location = f"https://localhost:{elsewhere.port}/stolen"
         moved = answer("302 Found", b"", f"Location: {location}\r\n")
         async with serve(moved, pki.server) as origin:
-            response = await fetch(client(pki), f"https://localhost:{origin.port}/search",
-                                   headers=[("X-Subscription-Token", "secret-key")])
+            response = await fetch(
+                client(pki),
+                f"https://localhost:{origin.port}/search",
+                headers=[("X-Subscription-Token", "secret-key")],
+            )
         await anyio.sleep(0.05)  # time for a stray connection to show up
     assert response.status == 302
     assert response.header("location") == location
@@ -314,17 +341,23 @@ async def test_req_sec_017_redirect_not_followed_and_credential_not_sent_elsewhe
 
 
 async def test_req_test_015_environment_proxy_variables_are_ignored(
-        pki: Pki, monkeypatch: pytest.MonkeyPatch) -> None:
+    pki: Pki, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with serve(None, None) as trap:
-        for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
-                     "ALL_PROXY", "all_proxy"):
+        for name in (
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ):
             monkeypatch.setenv(name, f"http://127.0.0.1:{trap.port}")
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         async with serve(answer(), pki.server) as tls_server, serve(answer(), None) as plain:
             secure = await fetch(client(pki), f"https://localhost:{tls_server.port}/")
-            cleartext = await fetch(client(pki), f"http://127.0.0.1:{plain.port}/",
-                                    allow_http=True)
+            cleartext = await fetch(client(pki), f"http://127.0.0.1:{plain.port}/", allow_http=True)
         await anyio.sleep(0.05)
     assert (secure.status, cleartext.status) == (200, 200)
     assert (tls_server.connections, plain.connections) == (1, 1)
@@ -334,8 +367,11 @@ async def test_req_test_015_environment_proxy_variables_are_ignored(
 async def test_req_res_008_configured_proxy_is_a_connect_tunnel(pki: Pki) -> None:
     async with serve(answer(body=b"through"), pki.server) as origin, connect_proxy() as proxy:
         engine = client(pki, proxy=Proxy("127.0.0.1", proxy.port))
-        response = await fetch(engine, f"https://localhost:{origin.port}/q",
-                               headers=[("X-Subscription-Token", "secret-key")])
+        response = await fetch(
+            engine,
+            f"https://localhost:{origin.port}/q",
+            headers=[("X-Subscription-Token", "secret-key")],
+        )
     assert response.body == b"through"
     head = proxy.heads[0].decode()
     assert head.startswith(f"CONNECT localhost:{origin.port} HTTP/1.1\r\n")
@@ -369,8 +405,12 @@ def gzip_bomb(mib: int) -> bytes:
     crc = 0
     for _ in range(mib):
         crc = zlib.crc32(zeros, crc)
-    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + block * mib + end
-            + struct.pack("<II", crc, (mib * MIB) & 0xFFFFFFFF))
+    return (
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+        + block * mib
+        + end
+        + struct.pack("<II", crc, (mib * MIB) & 0xFFFFFFFF)
+    )
 
 
 async def test_req_sec_013_gzip_bomb_bounded_after_decompression(pki: Pki) -> None:
@@ -394,17 +434,21 @@ async def test_req_sec_013_gzip_bomb_bounded_after_decompression(pki: Pki) -> No
 async def test_req_sec_013_gzip_body_within_the_bound_is_decoded(pki: Pki) -> None:
     body = b"result " * 1000
     packed = gzip.compress(body)
-    async with serve(answer(body=packed, headers="Content-Encoding: gzip\r\n"),
-                     pki.server) as server:
-        response = await fetch(client(pki), f"https://localhost:{server.port}/",
-                               max_bytes=len(body))
+    async with serve(
+        answer(body=packed, headers="Content-Encoding: gzip\r\n"), pki.server
+    ) as server:
+        response = await fetch(
+            client(pki), f"https://localhost:{server.port}/", max_bytes=len(body)
+        )
     assert response.body == body
 
 
 async def test_req_sec_010_plain_body_over_bound_is_too_large(pki: Pki) -> None:
     body = b"x" * 5000
-    async with serve(answer(body=body), pki.server) as declared, \
-            serve(raw_answer(chunked(body[:3000], body[3000:])), pki.server) as undeclared:
+    async with (
+        serve(answer(body=body), pki.server) as declared,
+        serve(raw_answer(chunked(body[:3000], body[3000:])), pki.server) as undeclared,
+    ):
         exact = await fetch(client(pki), f"https://localhost:{declared.port}/", max_bytes=5000)
         for server in (declared, undeclared):
             with pytest.raises(ClientError) as caught:
@@ -416,8 +460,9 @@ async def test_req_sec_010_plain_body_over_bound_is_too_large(pki: Pki) -> None:
 async def test_chunked_responses_plain_and_gzip(pki: Pki) -> None:
     packed = gzip.compress(b"alpha beta gamma")
     plain = raw_answer(chunked(b"alpha ", b"beta ", b"gamma"))
-    packed_chunks = raw_answer(chunked(packed[:7], packed[7:20], packed[20:],
-                                       headers="Content-Encoding: gzip\r\n"))
+    packed_chunks = raw_answer(
+        chunked(packed[:7], packed[7:20], packed[20:], headers="Content-Encoding: gzip\r\n")
+    )
     async with serve(plain, pki.server) as one, serve(packed_chunks, pki.server) as two:
         first = await fetch(client(pki), f"https://localhost:{one.port}/")
         second = await fetch(client(pki), f"https://localhost:{two.port}/")
@@ -430,17 +475,26 @@ async def test_body_delimited_by_close_is_read(pki: Pki) -> None:
     assert response.body == b"until the end"
 
 
-@pytest.mark.parametrize(("data", "what"), [
-    (b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 2\r\n\r\nab", "encoding"),
-    (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n"
-     + gzip.compress(b"some text")[:10], "cut gzip"),
-    (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 8\r\n\r\nnot gzip", "bad gzip"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", "cut body"),
-    (b"PROVIDER-SECRET-TEXT nonsense\r\n\r\n", "garbage"),
-    (b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (20 * 1024) + b"\r\n\r\n", "head over 16 KiB"),
-    (b"", "closed at once"),
-    (b"HTTP/1.1 103 Early Hints\r\n\r\n" * 2000, "endless 1xx heads"),
-])
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 2\r\n\r\nab", "encoding"),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n"
+            + gzip.compress(b"some text")[:10],
+            "cut gzip",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 8\r\n\r\nnot gzip",
+            "bad gzip",
+        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", "cut body"),
+        (b"PROVIDER-SECRET-TEXT nonsense\r\n\r\n", "garbage"),
+        (b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * (20 * 1024) + b"\r\n\r\n", "head over 16 KiB"),
+        (b"", "closed at once"),
+        (b"HTTP/1.1 103 Early Hints\r\n\r\n" * 2000, "endless 1xx heads"),
+    ],
+)
 async def test_malformed_responses_are_protocol_errors(pki: Pki, data: bytes, what: str) -> None:
     async with serve(raw_answer(data), pki.server) as server:
         with pytest.raises(ClientError) as caught:
@@ -466,8 +520,10 @@ async def test_certificate_from_an_unknown_ca_is_a_tls_error(pki: Pki) -> None:
 
 
 async def test_ip_literal_is_verified_against_the_address(pki: Pki) -> None:
-    async with serve(answer(), pki.server) as with_ip, \
-            serve(answer(), pki.server_name_only) as name_only:
+    async with (
+        serve(answer(), pki.server) as with_ip,
+        serve(answer(), pki.server_name_only) as name_only,
+    ):
         response = await fetch(client(pki), f"https://127.0.0.1:{with_ip.port}/")
         with pytest.raises(ClientError) as caught:
             await fetch(client(pki), f"https://127.0.0.1:{name_only.port}/")
@@ -487,8 +543,12 @@ async def test_req_sec_011_connect_timeout(pki: Pki) -> None:
     with blackhole() as port:
         started = time.monotonic()
         with pytest.raises(ClientError) as caught:
-            await fetch(client(pki), f"https://localhost:{port}/", connect_timeout_s=0.3,
-                        total_timeout_s=1.5)
+            await fetch(
+                client(pki),
+                f"https://localhost:{port}/",
+                connect_timeout_s=0.3,
+                total_timeout_s=1.5,
+            )
         elapsed = time.monotonic() - started
     assert caught.value.kind == "timeout"
     assert 0.25 <= elapsed < 0.9
@@ -501,8 +561,12 @@ async def test_req_sec_011_connect_timeout_covers_the_tls_handshake(pki: Pki) ->
     async with serve(lambda stream, head: anyio.sleep_forever(), None) as mute:
         started = time.monotonic()
         with pytest.raises(ClientError) as caught:
-            await fetch(client(pki), f"https://localhost:{mute.port}/", connect_timeout_s=0.3,
-                        total_timeout_s=1.5)
+            await fetch(
+                client(pki),
+                f"https://localhost:{mute.port}/",
+                connect_timeout_s=0.3,
+                total_timeout_s=1.5,
+            )
         elapsed = time.monotonic() - started
     assert caught.value.kind == "timeout"
     assert 0.25 <= elapsed < 0.9
@@ -529,8 +593,12 @@ async def test_req_sec_011_slow_trickle_ends_at_the_total_deadline(pki: Pki) -> 
     async with serve(trickle, pki.server) as server:
         started = time.monotonic()
         with pytest.raises(ClientError) as caught:
-            await fetch(client(pki), f"https://localhost:{server.port}/", connect_timeout_s=0.3,
-                        total_timeout_s=0.6)
+            await fetch(
+                client(pki),
+                f"https://localhost:{server.port}/",
+                connect_timeout_s=0.3,
+                total_timeout_s=0.6,
+            )
         elapsed = time.monotonic() - started
     assert caught.value.kind == "timeout"
     assert 0.55 <= elapsed < 1.1
@@ -556,24 +624,28 @@ async def test_req_mcp_007_cancellation_aborts_the_socket_within_500_ms(pki: Pki
     assert server.gone_at[0] - cancelled_at < 0.5
 
 
-@pytest.mark.parametrize("header", [
-    ("X-Note", "value\r\nX-Injected: 1"),
-    ("X-Note", "value\nX-Injected: 1"),
-    ("X-Note", "value\x00"),
-    ("X-Note\r\nX-Injected", "1"),
-    ("Bad Name", "v"),
-    ("", "v"),
-    ("Host", "elsewhere.example"),
-    ("user-agent", "Mozilla/5.0"),
-    ("Accept-Encoding", "br"),
-    ("Connection", "keep-alive"),
-    ("Transfer-Encoding", "chunked"),
-    ("Content-Length", "5"),
-    ("X-Note", "ünïcødé ☃"),
-    ("X-Note", "caf\u00e9"),
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        ("X-Note", "value\r\nX-Injected: 1"),
+        ("X-Note", "value\nX-Injected: 1"),
+        ("X-Note", "value\x00"),
+        ("X-Note\r\nX-Injected", "1"),
+        ("Bad Name", "v"),
+        ("", "v"),
+        ("Host", "elsewhere.example"),
+        ("user-agent", "Mozilla/5.0"),
+        ("Accept-Encoding", "br"),
+        ("Connection", "keep-alive"),
+        ("Transfer-Encoding", "chunked"),
+        ("Content-Length", "5"),
+        ("X-Note", "ünïcødé ☃"),
+        ("X-Note", "caf\u00e9"),
+    ],
+)
 async def test_header_injection_is_refused_before_connecting(
-        pki: Pki, header: tuple[str, str]) -> None:
+    pki: Pki, header: tuple[str, str]
+) -> None:
     async with serve(answer(), pki.server) as server:
         with pytest.raises(ClientError) as caught:
             await fetch(client(pki), f"https://localhost:{server.port}/", headers=[header])
@@ -581,16 +653,19 @@ async def test_header_injection_is_refused_before_connecting(
     assert server.connections == 0
 
 
-@pytest.mark.parametrize("url", [
-    "https://localhost/a\r\nX-Injected: 1",
-    "https://localhost/a b",
-    "https://localhost/\u00e9",
-    "https://user:pass@localhost/",
-    "https:///nohost",
-    "https://bad_host..example/",
-    "https://localhost:99999/",
-    "https://[fe80::1%25eth0]/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://localhost/a\r\nX-Injected: 1",
+        "https://localhost/a b",
+        "https://localhost/\u00e9",
+        "https://user:pass@localhost/",
+        "https:///nohost",
+        "https://bad_host..example/",
+        "https://localhost:99999/",
+        "https://[fe80::1%25eth0]/",
+    ],
+)
 async def test_malformed_urls_are_refused(pki: Pki, url: str) -> None:
     with pytest.raises(ClientError) as caught:
         await fetch(client(pki), url)
@@ -627,8 +702,11 @@ async def test_req_sec_007_addresses_are_tried_in_order_and_judged(pki: Pki) -> 
 
     async with serve(answer(), pki.server) as server:
         response = await fetch(client(pki, resolver=two), f"https://localhost:{server.port}/")
-        judged = await fetch(client(pki, resolver=three), f"https://localhost:{server.port}/",
-                             judge=lambda address: address != refused)
+        judged = await fetch(
+            client(pki, resolver=three),
+            f"https://localhost:{server.port}/",
+            judge=lambda address: address != refused,
+        )
     assert response.status == judged.status == 200
     assert server.connections == 2
 
@@ -657,15 +735,20 @@ async def test_default_resolver_runs_getaddrinfo_for_a_name(pki: Pki) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(body=st.binary(max_size=4096), bound=st.integers(min_value=0, max_value=4096),
-       split=st.integers(min_value=1, max_value=64), packed=st.booleans())
+@given(
+    body=st.binary(max_size=4096),
+    bound=st.integers(min_value=0, max_value=4096),
+    split=st.integers(min_value=1, max_value=64),
+    packed=st.booleans(),
+)
 def test_req_sec_013_body_sink_bounds_what_it_produces(
-        body: bytes, bound: int, split: int, packed: bool) -> None:
+    body: bytes, bound: int, split: int, packed: bool
+) -> None:
     wire = gzip.compress(body) if packed else body
     sink = _BodySink(bound, gzip=packed)
     try:
         for start in range(0, len(wire), split):
-            sink.feed(wire[start:start + split])
+            sink.feed(wire[start : start + split])
         result = sink.finish()
     except ClientError as error:
         assert error.kind == "too_large"
@@ -688,8 +771,10 @@ def _head_of(size: int) -> bytes:
 
 
 async def test_response_head_bound_is_16_kib(pki: Pki) -> None:
-    async with serve(raw_answer(_head_of(16 * 1024) + b"ok"), pki.server) as fits, \
-            serve(raw_answer(_head_of(16 * 1024 + 1) + b"ok"), pki.server) as over:
+    async with (
+        serve(raw_answer(_head_of(16 * 1024) + b"ok"), pki.server) as fits,
+        serve(raw_answer(_head_of(16 * 1024 + 1) + b"ok"), pki.server) as over,
+    ):
         response = await fetch(client(pki), f"https://localhost:{fits.port}/")
         with pytest.raises(ClientError) as caught:
             await fetch(client(pki), f"https://localhost:{over.port}/")
@@ -703,7 +788,11 @@ def test_url_forms() -> None:
     assert _parse_url("https://[::1]/", allow_http=False).host_header == "[::1]"
     idn = _parse_url("https://B\u00fccher.Example./", allow_http=False)
     assert (idn.host, idn.host_header, idn.path, idn.literal) == (
-        "xn--bcher-kva.example", "xn--bcher-kva.example", "/", None)
+        "xn--bcher-kva.example",
+        "xn--bcher-kva.example",
+        "/",
+        None,
+    )
     plain = _parse_url("http://127.0.0.1:80", allow_http=True)
     assert (plain.host_header, plain.literal) == ("127.0.0.1", LOOPBACK)
 

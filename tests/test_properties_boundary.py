@@ -29,18 +29,84 @@ from rypsok.core.boundary import (
 # Pieces that put joiners where the rules must decide: Arabic and Indic letters and marks,
 # viramas of two scripts, emoji with their extenders, Latin letters, digits, spaces, markup.
 PIECES = [
-    ZWJ, ZWNJ, ZWJ + ZWJ, ZWNJ + ZWJ, "ی", "خ", "\u064e", "\u0670", "ﺏ", "\U0001ee01", "क", "ष",
-    "\u094d", "\u093f", "ক", "\u09cd", "ක", "\u0dca", "ਕ", "\u0a4d", "த", "\u0bcd", "\u1cd0",
-    "👨", "👩", "❤", "🏳", "🌈", "\ufe0f", "\ufe0e", "\U0001f3fd", "\u20e3", "1", "#",
-    "\U000e0067", "\U000e007f", "ℹ", "a", "Z", "é", " ", "\n", "\t", "\u00a0", "\u200b",
-    "\u00ad", "\u202e", "\ufeff", "\x00", "\x85", "\ud800", "<b>", "</p>", "&amp;", "&#x200d;",
-    "&zwj;", "&zwnj;", "<!--", "-->", "<script>", "</script>", "\r\n",
+    ZWJ,
+    ZWNJ,
+    ZWJ + ZWJ,
+    ZWNJ + ZWJ,
+    "ی",
+    "خ",
+    "\u064e",
+    "\u0670",
+    "ﺏ",
+    "\U0001ee01",
+    "क",
+    "ष",
+    "\u094d",
+    "\u093f",
+    "ক",
+    "\u09cd",
+    "ක",
+    "\u0dca",
+    "ਕ",
+    "\u0a4d",
+    "த",
+    "\u0bcd",
+    "\u1cd0",
+    "👨",
+    "👩",
+    "❤",
+    "🏳",
+    "🌈",
+    "\ufe0f",
+    "\ufe0e",
+    "\U0001f3fd",
+    "\u20e3",
+    "1",
+    "#",
+    "\U000e0067",
+    "\U000e007f",
+    "ℹ",
+    "a",
+    "Z",
+    "é",
+    " ",
+    "\n",
+    "\t",
+    "\u00a0",
+    "\u200b",
+    "\u00ad",
+    "\u202e",
+    "\ufeff",
+    "\x00",
+    "\x85",
+    "\ud800",
+    "<b>",
+    "</p>",
+    "&amp;",
+    "&#x200d;",
+    "&zwj;",
+    "&zwnj;",
+    "<!--",
+    "-->",
+    "<script>",
+    "</script>",
+    "\r\n",
 ]
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.characters()), max_size=40).map("".join)
 lines = st.lists(texts, max_size=6).map("\n".join)
 
-_INDIC_SCRIPTS = ("DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU",
-                  "KANNADA", "MALAYALAM", "SINHALA")
+_INDIC_SCRIPTS = (
+    "DEVANAGARI",
+    "BENGALI",
+    "GURMUKHI",
+    "GUJARATI",
+    "ORIYA",
+    "TAMIL",
+    "TELUGU",
+    "KANNADA",
+    "MALAYALAM",
+    "SINHALA",
+)
 _EXTENDERS = {"\ufe0e", "\ufe0f", "\u20e3"}
 
 
@@ -60,8 +126,11 @@ def _script(ch: str) -> str | None:
 def _pictograph(ch: str) -> bool:
     # Generous: a symbol, a mark of punctuation, anything from U+1F000 on, or the one emoji
     # whose category is a letter (U+2139). Letters, digits and spaces are never pictographs.
-    return (unicodedata.category(ch) in ("So", "Sm", "Sk", "Po", "Pd") or ord(ch) >= 0x1F000
-            or ch == "ℹ")
+    return (
+        unicodedata.category(ch) in ("So", "Sm", "Sk", "Po", "Pd")
+        or ord(ch) >= 0x1F000
+        or ch == "ℹ"
+    )
 
 
 def _extender(ch: str) -> bool:
@@ -84,8 +153,11 @@ def _joiner_faults(text: str) -> list[str]:
             if _script(prev) is None or _script(prev) != _script(nxt):
                 faults.append(f"ZWNJ between U+{ord(prev):04X} and U+{ord(nxt):04X}")
             continue
-        conjunct = (_script(prev) is not None and _script(prev) == _script(nxt)
-                    and 9 in (unicodedata.combining(prev), unicodedata.combining(nxt)))
+        conjunct = (
+            _script(prev) is not None
+            and _script(prev) == _script(nxt)
+            and 9 in (unicodedata.combining(prev), unicodedata.combining(nxt))
+        )
         k = i - 1
         while k > 0 and _extender(text[k]):
             k -= 1
@@ -95,8 +167,12 @@ def _joiner_faults(text: str) -> list[str]:
     return faults
 
 
-_REMOVED_FORMATS = frozenset(range(0x200B, 0x2010)) | frozenset(range(0x202A, 0x202F)) | frozenset(
-    range(0x2060, 0x2070)) | {0x00AD, 0x034F, 0x061C, 0x180E, 0xFEFF}
+_REMOVED_FORMATS = (
+    frozenset(range(0x200B, 0x2010))
+    | frozenset(range(0x202A, 0x202F))
+    | frozenset(range(0x2060, 0x2070))
+    | {0x00AD, 0x034F, 0x061C, 0x180E, 0xFEFF}
+)
 
 
 def _leftovers(text: str) -> list[str]:
@@ -124,15 +200,15 @@ def _leftovers(text: str) -> list[str]:
 @example("क्\u200dष", False)
 @example("👩🏽\u200d💻", False)
 @example("1\u200d\u20e3", False)
-def test_req_sec_015_a_kept_joiner_always_stands_where_the_rule_keeps_it(raw: str,
-                                                                         markup: bool) -> None:
+def test_req_sec_015_a_kept_joiner_always_stands_where_the_rule_keeps_it(
+    raw: str, markup: bool
+) -> None:
     assert _joiner_faults(clean_text(raw, markup=markup).text) == []
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines)
-def test_req_sec_015_content_cleaner_keeps_joiners_only_where_the_rule_keeps_them(
-        raw: str) -> None:
+def test_req_sec_015_content_cleaner_keeps_joiners_only_where_the_rule_keeps_them(raw: str) -> None:
     content, _ = clean_content(raw)
     for line in content.split("\n"):
         assert _joiner_faults(line) == []
@@ -155,8 +231,12 @@ def test_req_sec_015_content_cleaning_is_idempotent_and_bounded(raw: str) -> Non
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E),
-                        max_size=30), max_size=6))
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=30),
+        max_size=6,
+    )
+)
 def test_req_ctx_005_visible_ascii_content_comes_back_as_written(rows: list[str]) -> None:
     # Nothing in printable ASCII is invisible: only trailing spaces and outer blank lines go.
     content, removed = clean_content("\n".join(rows))
@@ -170,7 +250,8 @@ def test_req_ctx_005_visible_ascii_content_comes_back_as_written(rows: list[str]
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, st.booleans(), st.integers(0, 80))
 def test_req_ctx_006_cleaning_never_lengthens_and_the_field_holds_its_bound(
-        raw: str, markup: bool, limit: int) -> None:
+    raw: str, markup: bool, limit: int
+) -> None:
     cleaned = clean_text(raw, markup=markup)
     assert len(cleaned.text) <= len(raw)  # no reference decodes to more than it spells
     assert 0 <= cleaned.removed <= len(raw)
@@ -192,12 +273,16 @@ def test_req_ctx_004_escaped_text_comes_back_as_written(raw: str) -> None:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, lines, st.booleans())
-def test_req_sec_002_cleaned_text_survives_a_json_round_trip(raw: str, page: str,
-                                                             markup: bool) -> None:
+def test_req_sec_002_cleaned_text_survives_a_json_round_trip(
+    raw: str, page: str, markup: bool
+) -> None:
     title = clean_field(raw, markup=markup, limit=60)
     content, _ = clean_content(page)
-    payload = {"title": title.text, "snippet": clean_text(raw, markup=markup).text,
-               "content": content}
+    payload = {
+        "title": title.text,
+        "snippet": clean_text(raw, markup=markup).text,
+        "content": content,
+    }
     for ascii_only in (True, False):
         encoded = json.dumps(payload, ensure_ascii=ascii_only)
         encoded.encode("utf-8")  # no lone surrogate reaches the encoder

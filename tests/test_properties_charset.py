@@ -21,17 +21,49 @@ labels = st.one_of(
     st.sampled_from(LABELS),
     st.sampled_from(LABELS).map(lambda s: f' "{s.upper()}"\t'),  # quoted, padded, shouting
     st.text(max_size=30),  # garbage, lone surrogates included
-    st.sampled_from(["utf-7", "utf-32", "rot13", "base64", "hex", "zlib", "idna", "punycode",
-                     "undefined", "mbcs", "unicode_escape", "raw-unicode-escape", "x" * 5000]),
+    st.sampled_from(
+        [
+            "utf-7",
+            "utf-32",
+            "rot13",
+            "base64",
+            "hex",
+            "zlib",
+            "idna",
+            "punycode",
+            "undefined",
+            "mbcs",
+            "unicode_escape",
+            "raw-unicode-escape",
+            "x" * 5000,
+        ]
+    ),
 )
 # Bytes with the shapes decoders trip on: BOMs, escapes, truncated sequences, a meta prescan.
-PIECES = [b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00", b"\x1b$B", b"\x1b(B", b"~{",
-          b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc3", b"\x80", b"+AGE-", b"<meta charset=",
-          b"utf-16", b"gb18030", b"iso-2022-jp", b'">', b"<meta http-equiv=content-type "
-          b"content='text/html; charset=x-user-defined'>"]
-bodies = st.one_of(st.binary(max_size=400),
-                   st.lists(st.one_of(st.sampled_from(PIECES), st.binary(max_size=8)),
-                            max_size=30).map(b"".join))
+PIECES = [
+    b"\xef\xbb\xbf",
+    b"\xff\xfe",
+    b"\xfe\xff",
+    b"\x00",
+    b"\x1b$B",
+    b"\x1b(B",
+    b"~{",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xc3",
+    b"\x80",
+    b"+AGE-",
+    b"<meta charset=",
+    b"utf-16",
+    b"gb18030",
+    b"iso-2022-jp",
+    b'">',
+    b"<meta http-equiv=content-type content='text/html; charset=x-user-defined'>",
+]
+bodies = st.one_of(
+    st.binary(max_size=400),
+    st.lists(st.one_of(st.sampled_from(PIECES), st.binary(max_size=8)), max_size=30).map(b"".join),
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,8 +71,9 @@ bodies = st.one_of(st.binary(max_size=400),
 @example(b"abc", "\ud800")  # a lone surrogate in the label used to raise
 @example(b"\x81\x30\x81", "gb18030")
 @example(b"\xff\xfe\x00\xd8", None)
-def test_req_page_007_decoding_never_raises_and_gives_encodable_text(body: bytes,
-                                                                     label: str | None) -> None:
+def test_req_page_007_decoding_never_raises_and_gives_encodable_text(
+    body: bytes, label: str | None
+) -> None:
     text = charset.decode(body, label)
     assert isinstance(text, str)
     text.encode("utf-8")  # strict: no lone surrogate
@@ -52,17 +85,27 @@ def test_req_page_007_decoding_never_raises_and_gives_encodable_text(body: bytes
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300), st.sampled_from([None, "", "utf-8", "UTF8", "unicode-1-1-utf-8"]))
 def test_req_page_007_valid_utf8_that_declares_nothing_else_reads_as_itself(
-        text: str, label: str | None) -> None:
+    text: str, label: str | None
+) -> None:
     assume(not text.startswith("\ufeff"))  # a BOM is a declaration, and it is dropped
     assume("<meta" not in text.lower())  # nor a <meta> that names another charset
     assert charset.decode(text.encode("utf-8"), label) == text
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=200), labels,
-       st.sampled_from([(codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                        (codecs.BOM_UTF16_BE, "utf-16-be")]))
+@given(
+    st.text(max_size=200),
+    labels,
+    st.sampled_from(
+        [
+            (codecs.BOM_UTF8, "utf-8"),
+            (codecs.BOM_UTF16_LE, "utf-16-le"),
+            (codecs.BOM_UTF16_BE, "utf-16-be"),
+        ]
+    ),
+)
 def test_req_page_007_a_byte_order_mark_wins_over_any_label(
-        text: str, label: str | None, bom: tuple[bytes, str]) -> None:
+    text: str, label: str | None, bom: tuple[bytes, str]
+) -> None:
     mark, codec = bom
     assert charset.decode(mark + text.encode(codec), label) == text

@@ -30,12 +30,16 @@ KEYS = st.one_of(
     st.tuples(st.sampled_from(KNOWN_KEYS), st.sampled_from(ODD)).map("".join),
 )
 # Small documents: a key's spelling is what is under test, not the size of the file.
-leaves = st.one_of(st.integers(-5, 5), st.booleans(), st.text(max_size=8).map(lambda s: MARK + s),
-                   st.lists(st.text(max_size=8).map(lambda s: MARK + s), max_size=2))
-nested = st.recursive(leaves, lambda inner: st.dictionaries(KEYS, inner, max_size=3),
-                      max_leaves=6)
-documents = st.dictionaries(st.one_of(st.sampled_from([*TABLES, "engines"]), KEYS), nested,
-                            max_size=4)
+leaves = st.one_of(
+    st.integers(-5, 5),
+    st.booleans(),
+    st.text(max_size=8).map(lambda s: MARK + s),
+    st.lists(st.text(max_size=8).map(lambda s: MARK + s), max_size=2),
+)
+nested = st.recursive(leaves, lambda inner: st.dictionaries(KEYS, inner, max_size=3), max_leaves=6)
+documents = st.dictionaries(
+    st.one_of(st.sampled_from([*TABLES, "engines"]), KEYS), nested, max_size=4
+)
 
 # How a message may write a key: plain names and indices, dot-separated; or "top level".
 _SHOWN_KEY = re.compile(r"(?:[A-Za-z0-9_-]+|\[\d+\])(?:\.[A-Za-z0-9_-]+|\[\d+\])*")
@@ -59,7 +63,8 @@ def _key(key: str) -> str:
 @example({"search": {"max_results\n": 3}}, True)
 @example({"egress": {"\u202eallow": []}}, True)
 def test_req_cfg_005_every_problem_names_a_key_and_repeats_no_odd_text(
-        document: dict[str, Any], versioned: bool) -> None:
+    document: dict[str, Any], versioned: bool
+) -> None:
     if versioned:
         document = {"config_version": 1, **document}
     text = "\n".join(f"{_key(k)} = {_value(v)}" for k, v in document.items()) + "\n"

@@ -51,8 +51,11 @@ def _registry(name: str) -> list[dict[str, str]]:
 
 
 def _refused_blocks(name: str) -> list[Network]:
-    blocks = [ipaddress.ip_network(row["address_block"]) for row in _registry(name)
-              if row["globally_reachable_normalized"] == "false"]
+    blocks = [
+        ipaddress.ip_network(row["address_block"])
+        for row in _registry(name)
+        if row["globally_reachable_normalized"] == "false"
+    ]
     # ::ffff:0:0/96 is how IPv6 writes an IPv4 address: it is judged as the IPv4 address it
     # maps (a public one is allowed), and every IPv4 sample is also rendered mapped below.
     return [b for b in blocks if b != ipaddress.IPv6Network("::ffff:0:0/96")]
@@ -70,6 +73,7 @@ def _inside(network: Network) -> st.SearchStrategy[int]:
 
 
 # -- renderings of an IPv4 address ---------------------------------------------------------
+
 
 def _number(value: int, base: str) -> str:
     if base == "oct":
@@ -90,12 +94,16 @@ _BASES = st.sampled_from(["dec", "oct", "hex", "HEX", "hex0"])
 def ipv4_host(draw: st.DrawFn, value: int) -> str:
     """One way a browser's URL parser reads `value` as an IPv4 host."""
     o = value.to_bytes(4, "big")
-    parts = draw(st.sampled_from([
-        [o[0], o[1], o[2], o[3]],  # a.b.c.d
-        [o[0], o[1], (o[2] << 8) | o[3]],  # a.b.c16
-        [o[0], (o[1] << 16) | (o[2] << 8) | o[3]],  # a.b24
-        [value],  # a 32-bit number
-    ]))
+    parts = draw(
+        st.sampled_from(
+            [
+                [o[0], o[1], o[2], o[3]],  # a.b.c.d
+                [o[0], o[1], (o[2] << 8) | o[3]],  # a.b.c16
+                [o[0], (o[1] << 16) | (o[2] << 8) | o[3]],  # a.b24
+                [value],  # a 32-bit number
+            ]
+        )
+    )
     host = ".".join(_number(p, draw(_BASES)) for p in parts)
     if draw(st.booleans()):
         host += "."  # the root
@@ -104,8 +112,9 @@ def ipv4_host(draw: st.DrawFn, value: int) -> str:
         flags = draw(st.lists(st.booleans(), min_size=len(host), max_size=len(host)))
         host = "".join(f"%{ord(c):02X}" if f else c for c, f in zip(host, flags, strict=True))
     elif style == "wide":  # full-width digits, letters and stops map (NFKC) to ASCII
-        host = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else "\u3002" if c == "." else c
-                       for c in host)
+        host = "".join(
+            chr(ord(c) + 0xFEE0) if c.isalnum() else "\u3002" if c == "." else c for c in host
+        )
     return host
 
 
@@ -126,8 +135,19 @@ _V6_STYLES = st.sampled_from(["compressed", "exploded", "upper", "dotted"])
 @st.composite
 def carrying_ipv6(draw: st.DrawFn, value: int) -> IPv6:
     """An IPv6 address that carries the IPv4 address `value`."""
-    kind = draw(st.sampled_from(["mapped", "compatible", "nat64", "nat64_local", "6to4",
-                                 "teredo_client", "teredo_server"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "mapped",
+                "compatible",
+                "nat64",
+                "nat64_local",
+                "6to4",
+                "teredo_client",
+                "teredo_server",
+            ]
+        )
+    )
     if kind == "mapped":
         return IPv6((0xFFFF << 32) | value)
     if kind == "compatible":
@@ -141,8 +161,7 @@ def carrying_ipv6(draw: st.DrawFn, value: int) -> IPv6:
     other = int(IPv4("93.184.216.34"))
     flags_port = draw(st.integers(0, 2**32 - 1))
     server, client = (other, value) if kind == "teredo_client" else (value, other)
-    return IPv6((0x20010000 << 96) | (server << 64) | (flags_port << 32)
-                | (client ^ 0xFFFFFFFF))
+    return IPv6((0x20010000 << 96) | (server << 64) | (flags_port << 32) | (client ^ 0xFFFFFFFF))
 
 
 @st.composite
@@ -161,8 +180,9 @@ def refused_urls(draw: st.DrawFn) -> str:
     else:
         address = IPv6(draw(st.sampled_from(V6_BLOCKS).flatmap(_inside)))
         host = f"[{_ipv6_text(address, draw(_V6_STYLES))}]"
-    scheme, port = draw(st.sampled_from([("https", ""), ("http", ""), ("https", ":443"),
-                                         ("HTTP", ":80")]))
+    scheme, port = draw(
+        st.sampled_from([("https", ""), ("http", ""), ("https", ":443"), ("HTTP", ":80")])
+    )
     return f"{scheme}://{host}{port}/"
 
 
@@ -199,16 +219,24 @@ def test_req_sec_006_a_refused_address_is_refused_in_every_notation(url: str) ->
 # an IPv4 address: a deny rule wins over an allow rule, whatever the notation.
 DENIED = ("93.184.216.0/24", "151.101.1.69", "8.8.4.0/22", "2606:4700::6810:84e5")
 ALLOWED = ("64:ff9b::/96", "64:ff9b:1::/48", "2001::/32", "2002::/16", "::/96")
-_CONFIG = validate(*parse(
-    "config_version = 1\n[egress]\n"
-    f"deny = {list(DENIED)!r}\nallow = {list(ALLOWED)!r}\n".replace("'", '"')), "test", {})
+_CONFIG = validate(
+    *parse(
+        "config_version = 1\n[egress]\n"
+        f"deny = {list(DENIED)!r}\nallow = {list(ALLOWED)!r}\n".replace("'", '"')
+    ),
+    "test",
+    {},
+)
 RULED = EgressPolicy.from_config(_CONFIG)
 RULES = host_rules(_CONFIG)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([ipaddress.ip_network(d) for d in DENIED if ":" not in d])
-       .flatmap(_inside).flatmap(notations_of_ipv4))
+@given(
+    st.sampled_from([ipaddress.ip_network(d) for d in DENIED if ":" not in d])
+    .flatmap(_inside)
+    .flatmap(notations_of_ipv4)
+)
 @example("[2002:5db8:d822::1]")  # 6to4 of 93.184.216.34: the deny rule did not see it
 @example("[64:ff9b::93.184.216.34]")
 @example("[2001:0:5db8:d822:0:0:6afe:fefe]")  # Teredo server 93.184.216.34
@@ -246,8 +274,9 @@ _RULE_TEXT = st.one_of(
 @given(_RULE_TEXT, st.sampled_from(["", "*.", "[", "10.0.0.0/"]))
 @example("faß.example", "")  # ß: IDNA 2003 reads fass.example, a browser xn--fa-hia.example
 @example("σίσυφος.example", "")
-def test_req_cfg_005_a_rule_parses_or_fails_with_a_message_of_our_own(text: str,
-                                                                    prefix: str) -> None:
+def test_req_cfg_005_a_rule_parses_or_fails_with_a_message_of_our_own(
+    text: str, prefix: str
+) -> None:
     try:
         rule = parse_rule(prefix + text)
     except RuleError as error:
@@ -272,14 +301,23 @@ def test_req_sec_006_a_name_rule_browsers_read_otherwise_is_refused() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(V4_BLOCKS + [ipaddress.ip_network(d) for d in DENIED if ":" not in d])
-       .flatmap(_inside), st.booleans())
+@given(
+    st.sampled_from(V4_BLOCKS + [ipaddress.ip_network(d) for d in DENIED if ":" not in d]).flatmap(
+        _inside
+    ),
+    st.booleans(),
+)
 def test_req_sec_006_an_address_rule_matches_every_notation_of_its_address(
-        value: int, as_network: bool) -> None:
+    value: int, as_network: bool
+) -> None:
     address = IPv4(value)
     rule = parse_rule(f"{address}/32" if as_network else str(address))
     policy = EgressPolicy(allow=(), deny=(rule,), ports=DEFAULT_FETCH_PORTS)
-    for host in (str(value), f"0x{value:x}", f"[::ffff:{address}]",
-                 f"[2002:{value >> 16:x}:{value & 0xFFFF:x}::]", f"[64:ff9b::{address}]"):
+    for host in (
+        str(value),
+        f"0x{value:x}",
+        f"[::ffff:{address}]",
+        f"[2002:{value >> 16:x}:{value & 0xFFFF:x}::]",
+        f"[64:ff9b::{address}]",
+    ):
         assert _outcome(f"https://{host}/", policy) == "deny_rule", host
-

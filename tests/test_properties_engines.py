@@ -32,8 +32,12 @@ DRIVERS = {
     "brave_web": lambda: brave_driver("web", Secret("fixture-token")),
     "brave_news": lambda: brave_driver("news", Secret("fixture-token")),
 }
-ENGINE_OF = {"wikipedia": "wikipedia", "wikipedia_mirror": "wikipedia", "brave_web": "brave",
-             "brave_news": "brave"}
+ENGINE_OF = {
+    "wikipedia": "wikipedia",
+    "wikipedia_mirror": "wikipedia",
+    "brave_web": "brave",
+    "brave_news": "brave",
+}
 
 
 def _fixtures(engine: str) -> list[tuple[str, Any]]:
@@ -46,22 +50,64 @@ def _fixtures(engine: str) -> list[tuple[str, Any]]:
 
 FIXTURE_BODIES = {engine: _fixtures(engine) for engine in ("wikipedia", "brave")}
 
-KEYS = ["query", "search", "title", "snippet", "timestamp", "requestid", "error", "web",
-        "results", "url", "description", "page_age", "code", "type", "news", "x"]
+KEYS = [
+    "query",
+    "search",
+    "title",
+    "snippet",
+    "timestamp",
+    "requestid",
+    "error",
+    "web",
+    "results",
+    "url",
+    "description",
+    "page_age",
+    "code",
+    "type",
+    "news",
+    "x",
+]
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-              st.text(max_size=12), st.sampled_from([
-                  "https://a.example/", "javascript:alert(1)", "ftp://f.example/", "//x", "",
-                  "\ud800", "2026-02-30T00:00:00", "9999-12-31", "en", "pt-BR", "../x",
-                  "data:text/html,x", "HTTPS://B.EXAMPLE/p", "http://[::1]/"])),
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=4)),
-                                            inner, max_size=4)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False),
+        st.text(max_size=12),
+        st.sampled_from(
+            [
+                "https://a.example/",
+                "javascript:alert(1)",
+                "ftp://f.example/",
+                "//x",
+                "",
+                "\ud800",
+                "2026-02-30T00:00:00",
+                "9999-12-31",
+                "en",
+                "pt-BR",
+                "../x",
+                "data:text/html,x",
+                "HTTPS://B.EXAMPLE/p",
+                "http://[::1]/",
+            ]
+        ),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=4)), inner, max_size=4),
+    ),
     max_leaves=16,
 )
 STATUSES = st.sampled_from([200, 200, 200, 204, 301, 400, 401, 403, 404, 422, 429, 500, 503])
-RETRY = st.one_of(st.none(), st.text(max_size=20), st.sampled_from(
-    ["120", "0", "1, 1419704", "Wed, 21 Oct 2015 07:28:00 GMT", "0 JAN 0:0 2200000000"]))
+RETRY = st.one_of(
+    st.none(),
+    st.text(max_size=20),
+    st.sampled_from(
+        ["120", "0", "1, 1419704", "Wed, 21 Oct 2015 07:28:00 GMT", "0 JAN 0:0 2200000000"]
+    ),
+)
 
 
 def _check(driver: str, status: int, retry: str | None, body: bytes) -> None:
@@ -102,7 +148,8 @@ def _check_result(driver: str, result: RawResult) -> None:
 @example("brave_web", {}, 429, "0 JAN 0:0 2200000000")  # overflowed the date parser
 @example("wikipedia", {"query": {"search": [{"title": "\ud800"}]}, "requestid": "en"}, 200, None)
 def test_req_eng_006_any_json_answer_gives_results_or_a_classified_failure(
-        driver: str, value: Any, status: int, retry: str | None) -> None:
+    driver: str, value: Any, status: int, retry: str | None
+) -> None:
     _check(driver, status, retry, json.dumps(value).encode("utf-8"))
 
 
@@ -125,11 +172,12 @@ def _replace_somewhere(document: Any, rng: random.Random, new: Any) -> Any:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(sorted(DRIVERS)), st.data(), json_values, st.integers(0, 2**32),
-       STATUSES, RETRY)
+@given(
+    st.sampled_from(sorted(DRIVERS)), st.data(), json_values, st.integers(0, 2**32), STATUSES, RETRY
+)
 def test_req_eng_006_a_mutated_fixture_gives_results_or_a_classified_failure(
-        driver: str, data: st.DataObject, new: Any, seed: int, status: int,
-        retry: str | None) -> None:
+    driver: str, data: st.DataObject, new: Any, seed: int, status: int, retry: str | None
+) -> None:
     _name, body = data.draw(st.sampled_from(FIXTURE_BODIES[ENGINE_OF[driver]]))
     if isinstance(body, str):  # a fixture that is not JSON: splice bytes instead
         mutated = body.encode("utf-8")
@@ -139,16 +187,43 @@ def test_req_eng_006_a_mutated_fixture_gives_results_or_a_classified_failure(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(sorted(DRIVERS)), st.data(),
-       st.lists(st.tuples(st.floats(0, 1), st.integers(0, 40),
-                          st.one_of(st.binary(max_size=6), st.sampled_from(
-                              [b'"', b"{", b"}", b"[", b"]", b",", b":", b"\\u", b"\\ud800",
-                               b"\xff", b"null", b"1e999", b"-"]))), max_size=6))
+@given(
+    st.sampled_from(sorted(DRIVERS)),
+    st.data(),
+    st.lists(
+        st.tuples(
+            st.floats(0, 1),
+            st.integers(0, 40),
+            st.one_of(
+                st.binary(max_size=6),
+                st.sampled_from(
+                    [
+                        b'"',
+                        b"{",
+                        b"}",
+                        b"[",
+                        b"]",
+                        b",",
+                        b":",
+                        b"\\u",
+                        b"\\ud800",
+                        b"\xff",
+                        b"null",
+                        b"1e999",
+                        b"-",
+                    ]
+                ),
+            ),
+        ),
+        max_size=6,
+    ),
+)
 def test_req_eng_006_cut_and_spliced_bytes_give_results_or_a_classified_failure(
-        driver: str, data: st.DataObject, edits: list[tuple[float, int, bytes]]) -> None:
+    driver: str, data: st.DataObject, edits: list[tuple[float, int, bytes]]
+) -> None:
     _name, body = data.draw(st.sampled_from(FIXTURE_BODIES[ENGINE_OF[driver]]))
     raw = body.encode("utf-8") if isinstance(body, str) else json.dumps(body).encode()
     for where, cut, insert in edits:
         at = int(where * len(raw))
-        raw = raw[:at] + insert + raw[at + cut:]
+        raw = raw[:at] + insert + raw[at + cut :]
     _check(driver, 200, None, raw)

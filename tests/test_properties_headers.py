@@ -22,18 +22,47 @@ from rypsok.core.fetch import charset, pipeline
 from rypsok.core.net.client import Response
 
 LATIN1 = st.binary(max_size=60).map(lambda b: b.decode("latin-1"))  # as the client decodes
-DATE_PIECES = st.sampled_from([
-    "Mon, ", "Sun,", "01 ", "31 ", "Jan ", "FEB ", "9999 ", "0000 ", "2200000000 ", "1 ",
-    "23:59:60 ", "0:0 ", "99:99:99 ", "GMT", "UTC", "+2359", "-9999", "EST", ", ", " ", "\t",
-    "1", "-1", "²", "1e9", "inf", "nan", "0x10", "1.5",
-])
+DATE_PIECES = st.sampled_from(
+    [
+        "Mon, ",
+        "Sun,",
+        "01 ",
+        "31 ",
+        "Jan ",
+        "FEB ",
+        "9999 ",
+        "0000 ",
+        "2200000000 ",
+        "1 ",
+        "23:59:60 ",
+        "0:0 ",
+        "99:99:99 ",
+        "GMT",
+        "UTC",
+        "+2359",
+        "-9999",
+        "EST",
+        ", ",
+        " ",
+        "\t",
+        "1",
+        "-1",
+        "²",
+        "1e9",
+        "inf",
+        "nan",
+        "0x10",
+        "1.5",
+    ]
+)
 RETRY_VALUES = st.one_of(
     LATIN1,
     st.text(max_size=30),
     st.lists(DATE_PIECES, max_size=9).map("".join),
     st.integers(-(10**15), 10**15).map(str),
     st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)).map(
-        lambda d: email.utils.format_datetime(d.replace(tzinfo=UTC), usegmt=True)),
+        lambda d: email.utils.format_datetime(d.replace(tzinfo=UTC), usegmt=True)
+    ),
 )
 
 
@@ -42,7 +71,8 @@ RETRY_VALUES = st.one_of(
 @example("0 JAN 0:0 2200000000", 0.0)  # a ten-digit year overflowed datetime
 @example("Fri, 31 Dec 9999 23:59:59 -2359", 0.0)
 def test_req_res_002_retry_after_is_read_without_raising_into_a_bounded_delay(
-        value: str, now: float) -> None:
+    value: str, now: float
+) -> None:
     delay = delay_seconds(value, now)
     assert delay is None or (math.isfinite(delay) and delay >= 0)
     # Delta-seconds have at most ten digits; the latest date is 9999-12-31 23:59:59 -2359.
@@ -50,8 +80,10 @@ def test_req_res_002_retry_after_is_read_without_raising_into_a_bounded_delay(
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(0, 10**10 - 1), st.datetimes(min_value=datetime(1971, 1, 1),
-                                                 max_value=datetime(9000, 1, 1)))
+@given(
+    st.integers(0, 10**10 - 1),
+    st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(9000, 1, 1)),
+)
 def test_req_res_002_retry_after_reads_both_forms_exactly(seconds: int, when: datetime) -> None:
     assert delay_seconds(str(seconds)) == seconds
     assert delay_seconds(f" {seconds}, 99") == seconds
@@ -63,9 +95,29 @@ def test_req_res_002_retry_after_reads_both_forms_exactly(seconds: int, when: da
 
 CONTENT_TYPES = st.one_of(
     LATIN1,
-    st.lists(st.sampled_from(["text/html", "; ", ";", "charset", "CharSet", "=", '"', "'",
-                              "utf-8", "shift_jis", "x-garbage", " ", "\x00", "é", "==",
-                              "boundary=x"]), max_size=10).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "text/html",
+                "; ",
+                ";",
+                "charset",
+                "CharSet",
+                "=",
+                '"',
+                "'",
+                "utf-8",
+                "shift_jis",
+                "x-garbage",
+                " ",
+                "\x00",
+                "é",
+                "==",
+                "boundary=x",
+            ]
+        ),
+        max_size=10,
+    ).map("".join),
 )
 
 
@@ -74,10 +126,12 @@ CONTENT_TYPES = st.one_of(
 @example('text/html; charset="', b"\xff")
 @example("text/html; charset=\x00", b"abc")
 def test_req_page_007_any_content_type_gives_a_charset_that_decodes(
-        content_type: str, body: bytes) -> None:
-    for found in (pipeline._declared_charset(Response(200, (("content-type", content_type),),
-                                                      body)),
-                  duckduckgo._declared_charset(content_type)):
+    content_type: str, body: bytes
+) -> None:
+    for found in (
+        pipeline._declared_charset(Response(200, (("content-type", content_type),), body)),
+        duckduckgo._declared_charset(content_type),
+    ):
         assert found is None or (found and found in content_type)
         text = charset.decode(body, found)
         text.encode("utf-8")

@@ -19,20 +19,124 @@ from hypothesis import strategies as st
 from rypsok.core.fetch.html.extract import extract, extract_text
 from rypsok.core.fetch.html.tree import Document, Element, Text, parse_html
 
-TAGS = ["html", "head", "body", "title", "meta", "base", "div", "p", "span", "b", "i", "a",
-        "h1", "h2", "pre", "code", "blockquote", "ul", "ol", "li", "dl", "dt", "dd", "table",
-        "caption", "tr", "td", "th", "img", "br", "hr", "figure", "figcaption", "main",
-        "article", "nav", "header", "footer", "aside", "section", "script", "style",
-        "template", "noscript", "textarea", "plaintext", "xmp", "iframe", "select", "option",
-        "form", "button", "input", "frameset", "frame", "nobr", "font", "svg", "math", "mi",
-        "foreignObject", "annotation-xml", "desc", "picture", "source", "details", "summary",
-        "sup", "sub", "em", "strong", "object", "embed"]
-ATTRIBUTES = ["href", "src", "alt", "class", "id", "style", "hidden", "aria-hidden", "role",
-              "colspan", "start", "lang", "type", "content", "name", "charset", "http-equiv"]
-VALUES = st.one_of(st.text(max_size=10), st.sampled_from([
-    "javascript:alert(1)", "//x.example", "/a b", "display:none", "visibility: hidden",
-    "main", "content", "nav sidebar", "999999999999", "-1", "http://[::1", "#top",
-    "data:text/html,x", "mailto:a@b", "../x?y#z", "\x00", "true"]))
+TAGS = [
+    "html",
+    "head",
+    "body",
+    "title",
+    "meta",
+    "base",
+    "div",
+    "p",
+    "span",
+    "b",
+    "i",
+    "a",
+    "h1",
+    "h2",
+    "pre",
+    "code",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "caption",
+    "tr",
+    "td",
+    "th",
+    "img",
+    "br",
+    "hr",
+    "figure",
+    "figcaption",
+    "main",
+    "article",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "section",
+    "script",
+    "style",
+    "template",
+    "noscript",
+    "textarea",
+    "plaintext",
+    "xmp",
+    "iframe",
+    "select",
+    "option",
+    "form",
+    "button",
+    "input",
+    "frameset",
+    "frame",
+    "nobr",
+    "font",
+    "svg",
+    "math",
+    "mi",
+    "foreignObject",
+    "annotation-xml",
+    "desc",
+    "picture",
+    "source",
+    "details",
+    "summary",
+    "sup",
+    "sub",
+    "em",
+    "strong",
+    "object",
+    "embed",
+]
+ATTRIBUTES = [
+    "href",
+    "src",
+    "alt",
+    "class",
+    "id",
+    "style",
+    "hidden",
+    "aria-hidden",
+    "role",
+    "colspan",
+    "start",
+    "lang",
+    "type",
+    "content",
+    "name",
+    "charset",
+    "http-equiv",
+]
+VALUES = st.one_of(
+    st.text(max_size=10),
+    st.sampled_from(
+        [
+            "javascript:alert(1)",
+            "//x.example",
+            "/a b",
+            "display:none",
+            "visibility: hidden",
+            "main",
+            "content",
+            "nav sidebar",
+            "999999999999",
+            "-1",
+            "http://[::1",
+            "#top",
+            "data:text/html,x",
+            "mailto:a@b",
+            "../x?y#z",
+            "\x00",
+            "true",
+        ]
+    ),
+)
 
 
 @st.composite
@@ -50,10 +154,34 @@ PIECES = st.one_of(
     start_tag(),
     st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
     st.text(max_size=16),
-    st.sampled_from(["&amp;", "&#0;", "&#x110000;", "&#99999999999;", "&lt;", "&nbsp", "<!--",
-                     "-->", "<!DOCTYPE html>", "<![CDATA[x]]>", "<?x?>", "</>", "<a href=",
-                     "\r\n", "\x00", "\u200b", "```", "|", "* ", "# ", "> ", "1. ", "\\",
-                     "<p>" + "word " * 30]),
+    st.sampled_from(
+        [
+            "&amp;",
+            "&#0;",
+            "&#x110000;",
+            "&#99999999999;",
+            "&lt;",
+            "&nbsp",
+            "<!--",
+            "-->",
+            "<!DOCTYPE html>",
+            "<![CDATA[x]]>",
+            "<?x?>",
+            "</>",
+            "<a href=",
+            "\r\n",
+            "\x00",
+            "\u200b",
+            "```",
+            "|",
+            "* ",
+            "# ",
+            "> ",
+            "1. ",
+            "\\",
+            "<p>" + "word " * 30,
+        ]
+    ),
 )
 pages = st.lists(PIECES, max_size=60).map("".join)
 
@@ -73,11 +201,16 @@ def _nodes(root: Document) -> int:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pages, st.integers(1, 60), st.integers(1, 14),
-       st.sampled_from(["https://example.org/a/b?c", "http://[2001:db8::1]:8080/", "https://x"]))
+@given(
+    pages,
+    st.integers(1, 60),
+    st.integers(1, 14),
+    st.sampled_from(["https://example.org/a/b?c", "http://[2001:db8::1]:8080/", "https://x"]),
+)
 @example("<table><tr><td><svg><desc><table>" * 5, 60, 4, "https://x")
 def test_req_page_006_any_page_parses_and_extracts_within_the_bounds(
-        page: str, max_nodes: int, max_depth: int, base: str) -> None:
+    page: str, max_nodes: int, max_depth: int, base: str
+) -> None:
     doc = parse_html(page, max_nodes=max_nodes, max_depth=max_depth)
     assert _depth(doc.root) <= max_depth
     assert _nodes(doc.root) <= max_nodes
@@ -92,12 +225,16 @@ def test_req_page_006_any_page_parses_and_extracts_within_the_bounds(
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.binary(max_size=12), PIECES.map(lambda s: s.encode("utf-8",
-                                                                                "replace"))),
-                max_size=40).map(b"".join),
-       st.sampled_from([None, "utf-8", "windows-1252", "shift_jis", "utf-16", "x-garbage"]))
-def test_req_page_006_any_bytes_parse_under_any_transport_charset(body: bytes,
-                                                                  label: str | None) -> None:
+@given(
+    st.lists(
+        st.one_of(st.binary(max_size=12), PIECES.map(lambda s: s.encode("utf-8", "replace"))),
+        max_size=40,
+    ).map(b"".join),
+    st.sampled_from([None, "utf-8", "windows-1252", "shift_jis", "utf-16", "x-garbage"]),
+)
+def test_req_page_006_any_bytes_parse_under_any_transport_charset(
+    body: bytes, label: str | None
+) -> None:
     doc = parse_html(body, encoding=label, max_nodes=200, max_depth=20)
     assert _depth(doc.root) <= 20
     extract(doc, "https://example.org/").markdown.encode("utf-8")
@@ -110,12 +247,15 @@ SHAPES: dict[str, Callable[[int], str]] = {
     # is read by the attribute states, whose duplicate check was quadratic (x16 for x4).
     "one_tag": lambda n: "<p " + " ".join(f"a{i}=v" for i in range(n * 4)) + ">x</p>",
     # Blocks nested 150 deep and closed, repeated: depth without reaching the depth bound.
-    "nested": lambda n: ("<div><section><p><b><i>" * 30 + "text"
-                         + "</i></b></p></section></div>" * 30) * (n // 100),
+    "nested": lambda n: (
+        ("<div><section><p><b><i>" * 30 + "text" + "</i></b></p></section></div>" * 30) * (n // 100)
+    ),
     "siblings": lambda n: "<p>Some words <a href='/x'>a link</a> and more words.</p>" * n,
     "attributes": lambda n: "".join(
         f'<span class="c{i % 7}" id="i{i}" data-a="1" data-b="two" title="t" '
-        f'style="color:red" lang=en>y</span>' for i in range(n)),
+        f'style="color:red" lang=en>y</span>'
+        for i in range(n)
+    ),
     "table_cells": lambda n: "<table><tr><td>x</td><td><b>y</td></tr>" * (n // 2),
     "misnested": lambda n: "<a href=x><div>y</a>" * n,
     "entities": lambda n: "<p>" + "a &amp; b &#x263a; &copy " * n,

@@ -17,9 +17,30 @@ from .test_privacy import EXAMPLES
 
 filler = st.one_of(
     st.text(max_size=40),
-    st.lists(st.sampled_from(["%", "%2", "%20", "=", ":", "@", "/", "\u200b", "\u00ad", "\n",
-                              "password", "Bearer", "sk-", "ghp_", "-----", "é", "x"]),
-             max_size=12).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "%",
+                "%2",
+                "%20",
+                "=",
+                ":",
+                "@",
+                "/",
+                "\u200b",
+                "\u00ad",
+                "\n",
+                "password",
+                "Bearer",
+                "sk-",
+                "ghp_",
+                "-----",
+                "é",
+                "x",
+            ]
+        ),
+        max_size=12,
+    ).map("".join),
 )
 
 
@@ -28,7 +49,8 @@ filler = st.one_of(
 @example("%", "password_assignment", "")
 @example("\u200b", "github_token", "\u200b")
 def test_req_priv_002_a_secret_in_any_text_is_found_and_masked_away(
-        head: str, kind: str, tail: str) -> None:
+    head: str, kind: str, tail: str
+) -> None:
     before, value, after = EXAMPLES[kind]
     text = f"{head} {before}{value}{after} {tail}"
     start = len(head) + 1 + len(before)
@@ -62,10 +84,15 @@ def test_req_priv_002_any_text_in_any_mode_gives_a_decision(text: str, mode: str
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["https://", "http://", "HTTPS:\\\\", " https://", "ftp://", "x:"]),
-       filler, st.sampled_from(["", "@", ":@", "a@", "a:b@", "%40"]), filler)
+@given(
+    st.sampled_from(["https://", "http://", "HTTPS:\\\\", " https://", "ftp://", "x:"]),
+    filler,
+    st.sampled_from(["", "@", ":@", "a@", "a:b@", "%40"]),
+    filler,
+)
 def test_req_priv_002_a_fetch_url_check_points_inside_the_url(
-        scheme: str, userinfo: str, at: str, rest: str) -> None:
+    scheme: str, userinfo: str, at: str, rest: str
+) -> None:
     url = f"{scheme}{userinfo}{at}example.org/{rest}"
     found = check_url(url)
     if found is None:

@@ -24,15 +24,42 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 LINES = st.one_of(
     st.binary(max_size=30),
-    st.tuples(st.sampled_from([b"User-agent", b"user-AGENT", b"Allow", b"disallow", b"Sitemap",
-                               b"Crawl-delay", b"\xef\xbb\xbfUser-agent", b""]),
-              st.sampled_from([b":", b" :", b""]),
-              st.sampled_from([b" *", b" rypsok", b" RypSok/2.0", b" other", b" /", b" /a*",
-                               b" *$", b" /%2F", b" /\xc3\xa9", b" /\xff", b" #x", b""]),
-              st.binary(max_size=12)).map(b"".join),
+    st.tuples(
+        st.sampled_from(
+            [
+                b"User-agent",
+                b"user-AGENT",
+                b"Allow",
+                b"disallow",
+                b"Sitemap",
+                b"Crawl-delay",
+                b"\xef\xbb\xbfUser-agent",
+                b"",
+            ]
+        ),
+        st.sampled_from([b":", b" :", b""]),
+        st.sampled_from(
+            [
+                b" *",
+                b" rypsok",
+                b" RypSok/2.0",
+                b" other",
+                b" /",
+                b" /a*",
+                b" *$",
+                b" /%2F",
+                b" /\xc3\xa9",
+                b" /\xff",
+                b" #x",
+                b"",
+            ]
+        ),
+        st.binary(max_size=12),
+    ).map(b"".join),
 )
 BODIES = st.tuples(st.lists(LINES, max_size=25), st.sampled_from([b"\n", b"\r\n", b"\r"])).map(
-    lambda t: t[1].join(t[0]))
+    lambda t: t[1].join(t[0])
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,19 +74,50 @@ def test_req_cmp_005_the_reader_itself_never_raises(body: bytes, target: str) ->
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from([b"", b"\xef\xbb\xbf", b"\n\n", b"# nothing here\n", b"Sitemap: /s.xml",
-                        b"User-agent: *\n", b"User-agent: *\nDisallow:\n", b"Disallow: /\n"]),
-       st.text(max_size=30))
-def test_req_cmp_005_a_file_without_rules_for_anyone_allows_everything(body: bytes,
-                                                                       path: str) -> None:
+@given(
+    st.sampled_from(
+        [
+            b"",
+            b"\xef\xbb\xbf",
+            b"\n\n",
+            b"# nothing here\n",
+            b"Sitemap: /s.xml",
+            b"User-agent: *\n",
+            b"User-agent: *\nDisallow:\n",
+            b"Disallow: /\n",
+        ]
+    ),
+    st.text(max_size=30),
+)
+def test_req_cmp_005_a_file_without_rules_for_anyone_allows_everything(
+    body: bytes, path: str
+) -> None:
     # The last body has a rule, but before any user-agent line: it belongs to no group.
     assert parse_robots(body).allows("/" + path)
 
 
 # -- percent-encoded spellings --------------------------------------------------------------
 
-CHARACTERS = st.sampled_from([*"ab~.-_/?=&;:@!$'()+,", "é", "日", " ", '"', "<", "%2F", "%2f",
-                              "%41", "%7e", "%20", "%25", "%zz", "%", "\t", "ü"])
+CHARACTERS = st.sampled_from(
+    [
+        *"ab~.-_/?=&;:@!$'()+,",
+        "é",
+        "日",
+        " ",
+        '"',
+        "<",
+        "%2F",
+        "%2f",
+        "%41",
+        "%7e",
+        "%20",
+        "%25",
+        "%zz",
+        "%",
+        "\t",
+        "ü",
+    ]
+)
 PATTERN_PARTS = st.one_of(CHARACTERS, st.sampled_from(["*", "$"]))
 
 
@@ -70,7 +128,7 @@ def _respell(text: str, rng: random.Random) -> str:
     i = 0
     while i < len(text):
         if text[i] == "%" and i + 2 < len(text) and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            escape = text[i:i + 3]
+            escape = text[i : i + 3]
             out.append(escape.upper() if rng.random() < 0.5 else escape.lower())
             i += 3
             continue
@@ -90,14 +148,22 @@ def _body(rules: list[tuple[bool, str]]) -> bytes:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.booleans(), st.lists(PATTERN_PARTS, max_size=6).map(
-           lambda p: "".join(p).strip(" \t"))), max_size=5),
-       st.lists(CHARACTERS, max_size=8).map(lambda p: "/" + "".join(p)),
-       st.integers(0, 2**32))
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.lists(PATTERN_PARTS, max_size=6).map(lambda p: "".join(p).strip(" \t")),
+        ),
+        max_size=5,
+    ),
+    st.lists(CHARACTERS, max_size=8).map(lambda p: "/" + "".join(p)),
+    st.integers(0, 2**32),
+)
 @example([(False, "/é")], "/%C3%A9", 0)
 @example([(False, "/~a")], "/%7Ea", 0)
 def test_req_cmp_005_a_path_and_its_encoded_spelling_get_one_verdict(
-        rules: list[tuple[bool, str]], path: str, seed: int) -> None:
+    rules: list[tuple[bool, str]], path: str, seed: int
+) -> None:
     rng = random.Random(seed)
     plain = parse_robots(_body(rules))
     assert plain.allows(path) == plain.allows(_respell(path, rng))

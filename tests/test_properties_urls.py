@@ -32,15 +32,31 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 # Hosts by hand, each with the resource it names: one number per host. Spellings of one
 # host share a number; the key may merge those and nothing else.
 HOSTS: dict[str, int] = {
-    "a.example": 1, "A.EXAMPLE": 1, "a.example.": 1, "a.Example.": 1,
-    "b.example": 2, "www.a.example": 3, "a.example.org": 4,
-    "bücher.example": 5, "BÜCHER.example": 5, "xn--bcher-kva.example": 5,
-    "8.8.8.8": 6, "134744072": 6, "0x8.8.8.8": 6, "0x08080808": 6, "8.8.8.8.": 6,
+    "a.example": 1,
+    "A.EXAMPLE": 1,
+    "a.example.": 1,
+    "a.Example.": 1,
+    "b.example": 2,
+    "www.a.example": 3,
+    "a.example.org": 4,
+    "bücher.example": 5,
+    "BÜCHER.example": 5,
+    "xn--bcher-kva.example": 5,
+    "8.8.8.8": 6,
+    "134744072": 6,
+    "0x8.8.8.8": 6,
+    "0x08080808": 6,
+    "8.8.8.8.": 6,
     "8.8.4.4": 7,
-    "[2001:4860::1]": 8, "[2001:4860:0:0::1]": 8, "[2001:4860:0:0:0:0:0:0001]": 8,
+    "[2001:4860::1]": 8,
+    "[2001:4860:0:0::1]": 8,
+    "[2001:4860:0:0:0:0:0:0001]": 8,
     "[2001:4860::2]": 9,
     # IDNA 2003 folds ß to ss and ς to σ; browsers do not: four hosts, never merged.
-    "faß.example": 10, "fass.example": 11, "σίσυφος.example": 12, "σίσυφοσ.example": 13,
+    "faß.example": 10,
+    "fass.example": 11,
+    "σίσυφος.example": 12,
+    "σίσυφοσ.example": 13,
 }
 
 
@@ -51,7 +67,7 @@ def _units(text: str) -> list[tuple[str, int | str]]:
     i = 0
     while i < len(text):
         if text[i] == "%" and i + 2 < len(text) and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            octet = int(text[i + 1:i + 3], 16)
+            octet = int(text[i + 1 : i + 3], 16)
             out.append(("c", chr(octet)) if chr(octet) in _UNRESERVED else ("o", octet))
             i += 3
             continue
@@ -82,10 +98,22 @@ for _host, _number in HOSTS.items():
 Unit = tuple[str, int | str]
 # Path units: a character that stands as itself, or an octet that must stay escaped.
 PATH_UNITS: list[Unit] = [("c", c) for c in "aZ09-._~!$&'()*+,;=:@/"] + [
-    ("o", 0x2F), ("o", 0x3F), ("o", 0x23), ("o", 0x25), ("o", 0x20), ("o", 0xC3), ("o", 0xA9)]
+    ("o", 0x2F),
+    ("o", 0x3F),
+    ("o", 0x23),
+    ("o", 0x25),
+    ("o", 0x20),
+    ("o", 0xC3),
+    ("o", 0xA9),
+]
 # Query units: & and = and # only escaped, so the parameters stay what they are.
 VALUE_UNITS: list[Unit] = [("c", c) for c in "aZ09-._~!$'()*+,;:@/?"] + [
-    ("o", 0x26), ("o", 0x3D), ("o", 0x23), ("o", 0x20), ("o", 0x2B)]
+    ("o", 0x26),
+    ("o", 0x3D),
+    ("o", 0x23),
+    ("o", 0x20),
+    ("o", 0x2B),
+]
 
 
 def _spell(rng: random.Random, units: list[Unit]) -> str:
@@ -120,8 +148,7 @@ def _mutate(draw: st.DrawFn, units: list[Unit], alphabet: list[Unit]) -> list[Un
 Params = list[tuple[str, list[Unit]]]
 
 
-def _side(rng: random.Random, host: int, port: str, path: list[Unit], params: Params | None
-          ) -> str:
+def _side(rng: random.Random, host: int, port: str, path: list[Unit], params: Params | None) -> str:
     # Spelling choices come from a seeded generator: one draw instead of dozens keeps
     # the test fast, and the seed still replays a failure.
     scheme = rng.choice(["https", "HTTPS", "hTTps"])
@@ -133,8 +160,10 @@ def _side(rng: random.Random, host: int, port: str, path: list[Unit], params: Pa
         # Tracking parameters change nothing (beside others: a query of tracking parameters
         # alone goes with its "?", and "?" alone is kept as written: apart, conservatively).
         for _ in range(rng.randint(0, 2) if pieces else 0):
-            pieces.insert(rng.randint(0, len(pieces)),
-                          rng.choice(["utm_source=x", "fbclid=1", "utm%5Fmedium=y"]))
+            pieces.insert(
+                rng.randint(0, len(pieces)),
+                rng.choice(["utm_source=x", "fbclid=1", "utm%5Fmedium=y"]),
+            )
         url += "?" + "&".join(pieces)
     if rng.random() < 0.5:
         url += "#" + rng.choice(["", "x", "%20", "a?b"])  # never part of the key
@@ -147,9 +176,18 @@ def url_pairs(draw: st.DrawFn) -> tuple[str, str, bool]:
     host = draw(st.sampled_from(sorted(HOST_CLASSES)))
     port = draw(st.sampled_from(["", "", "8080"]))
     path = draw(st.lists(st.sampled_from(PATH_UNITS), max_size=6))
-    params: Params | None = draw(st.one_of(st.none(), st.lists(
-        st.tuples(st.sampled_from(["q", "p", "lang"]),
-                  st.lists(st.sampled_from(VALUE_UNITS), max_size=4)), max_size=3)))
+    params: Params | None = draw(
+        st.one_of(
+            st.none(),
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["q", "p", "lang"]),
+                    st.lists(st.sampled_from(VALUE_UNITS), max_size=4),
+                ),
+                max_size=3,
+            ),
+        )
+    )
     rng = random.Random(draw(st.integers(0, 2**32)))
     first = _side(rng, host, port, path, params)
     before = (host, port, path, params)
@@ -162,8 +200,11 @@ def url_pairs(draw: st.DrawFn) -> tuple[str, str, bool]:
         path = _mutate(draw, path, PATH_UNITS)
     elif change == "value" and params:
         at = draw(st.integers(0, len(params) - 1))
-        params = [*params[:at], (params[at][0], _mutate(draw, params[at][1], VALUE_UNITS)),
-                  *params[at + 1:]]
+        params = [
+            *params[:at],
+            (params[at][0], _mutate(draw, params[at][1], VALUE_UNITS)),
+            *params[at + 1 :],
+        ]
     second = _side(rng, host, port, path, params)
     return first, second, (host, port, path, params) == before
 
@@ -178,8 +219,12 @@ def _meaning(url: str) -> tuple[int, str, list[Unit], list[list[Unit]]]:
     host = authority[:close] + host
     path, mark, query = tail.partition("?")
     number = int(port) if port.strip("0") else 443
-    return (HOSTS[host], "" if number == 443 else str(number), _units(path or "/"),
-            _query_meaning(query if mark else None))
+    return (
+        HOSTS[host],
+        "" if number == 443 else str(number),
+        _units(path or "/"),
+        _query_meaning(query if mark else None),
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -189,7 +234,8 @@ def _meaning(url: str) -> tuple[int, str, list[Unit], list[list[Unit]]]:
 @example(("https://a.example/?q=a%26b", "https://a.example/?q=a&b", False))
 @example(("https://a.example/%7e?q=%2b", "https://a.Example.:443/~?utm_id=1&q=%2B#f", True))
 def test_req_rank_002_the_key_merges_spellings_and_never_two_resources(
-        pair: tuple[str, str, bool]) -> None:
+    pair: tuple[str, str, bool],
+) -> None:
     first, second, same = pair
     a, b = normalize(first), normalize(second)
     if not (isinstance(a, NormalUrl) and isinstance(b, NormalUrl)):
@@ -217,11 +263,14 @@ def test_req_rank_003_a_host_browsers_read_otherwise_is_dropped_not_rewritten() 
     for url in ("https://faß.example/", "https://FAẞ.example/", "https://σίσυφος.example/"):
         assert normalize(url) == DroppedUrl("url_invalid"), url
     assert normalize("https://xn--fa-hia.example/") == NormalUrl(
-        "https://xn--fa-hia.example/", "//xn--fa-hia.example/", True)
+        "https://xn--fa-hia.example/", "//xn--fa-hia.example/", True
+    )
     # web_fetch would have fetched fass.example for it; it refuses, as for a bad host.
     for url in ("https://faß.example/", "https://fa%C3%9F.example/", "https://ＦＡß.example/"):
         with pytest.raises(ToolError) as refused:
             parse_fetch_url(url, allow_http=False, secret_mode="refuse")
         assert refused.value.kind == "invalid_request"
-    assert parse_fetch_url("https://ΣΊΣΥΦΟΣ.example/", allow_http=False,
-                           secret_mode="refuse").host == "xn--kxa6akbbkh.example"
+    assert (
+        parse_fetch_url("https://ΣΊΣΥΦΟΣ.example/", allow_http=False, secret_mode="refuse").host
+        == "xn--kxa6akbbkh.example"
+    )

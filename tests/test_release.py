@@ -115,12 +115,22 @@ def test_req_dep_005_sha256sums_lists_every_file_for_sha256sum(tmp_path: Path) -
         f"{hashlib.sha256(files[0].read_bytes()).hexdigest()}  rypsok-b.pyz",
     ]
     (tmp_path / "SHA256SUMS").write_text(text, encoding="ascii")
-    proc = subprocess.run(["sha256sum", "--check", "--strict", "SHA256SUMS"], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["sha256sum", "--check", "--strict", "SHA256SUMS"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     files[0].write_bytes(b"changed")
-    proc = subprocess.run(["sha256sum", "--check", "SHA256SUMS"], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["sha256sum", "--check", "SHA256SUMS"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 1 and "rypsok-b.pyz: FAILED" in proc.stdout
 
 
@@ -135,9 +145,21 @@ def test_build_zipapp_python_needs_platform(capsys: pytest.CaptureFixture[str]) 
 def test_req_rust_002_foreign_platform_pyz_carries_that_platform_wheels(tmp_path: Path) -> None:
     """One real --platform build for a CPU and CPython this machine is not."""
     proc = subprocess.run(
-        [sys.executable, str(REPO / "build_zipapp.py"), "--platform", "aarch64",
-         "--python", "3.12", "--out", str(tmp_path)],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            str(REPO / "build_zipapp.py"),
+            "--platform",
+            "aarch64",
+            "--python",
+            "3.12",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     name = f"rypsok-{rypsok.__version__}-cp312-manylinux_2_28_aarch64.pyz"
@@ -228,7 +250,10 @@ def test_req_dep_004_unit_hardening_lines(unit: str) -> None:
         assert _one(service, key) == want, key
     # CPython's event loop needs AF_UNIX (socketpair); fetches need both IPs.
     assert set(_one(service, "RestrictAddressFamilies").split()) == {
-        "AF_INET", "AF_INET6", "AF_UNIX"}
+        "AF_INET",
+        "AF_INET6",
+        "AF_UNIX",
+    }
     # max_connections (64) + 64 descriptors at least (LIM-H1 and the book).
     assert int(_one(service, "LimitNOFILE")) >= 128
     assert _one(service, "User") not in ("root", "0")
@@ -270,8 +295,7 @@ def test_req_dep_004_units_configuration_fits_memory_max() -> None:
 
 
 def test_req_dep_004_container_configuration_fits_its_memory_flag() -> None:
-    run = check(DEPLOY / "rypsok-container.toml",
-                clean_env(RYPSOK_TOKEN_MIMLYS="t" * 44))
+    run = check(DEPLOY / "rypsok-container.toml", clean_env(RYPSOK_TOKEN_MIMLYS="t" * 44))
     assert run.code == 0, run.err
     assert "warning: memory" not in run.err, run.err
     assert _worst_case_mib(run.err) <= MEMORY_MAX_MIB
@@ -285,8 +309,9 @@ def test_req_dep_004_container_configuration_fits_its_memory_flag() -> None:
 def _dockerfile() -> list[tuple[str, str]]:
     """(instruction, arguments), continuation lines joined, comments dropped."""
     text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
-    text = re.sub(r"\\\n", " ", "\n".join(
-        ln for ln in text.splitlines() if not ln.lstrip().startswith("#")))
+    text = re.sub(
+        r"\\\n", " ", "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    )
     out = []
     for line in text.splitlines():
         if line.strip():
@@ -358,21 +383,32 @@ def test_req_dep_005_image_takes_the_cp311_release_file_of_its_cpu() -> None:
 
 def test_req_dep_004_docs_give_the_docker_run_line_and_the_units() -> None:
     doc = (REPO / "docs" / "deployment.md").read_text(encoding="utf-8")
-    runs = [block for block in re.findall(r"```sh\n(.*?)```", doc, re.S)
-            if "docker run" in block]
+    runs = [block for block in re.findall(r"```sh\n(.*?)```", doc, re.S) if "docker run" in block]
     assert runs, "no docker run line in docs/deployment.md"
     words = shlex.split(runs[0].replace("\\\n", " "), comments=True)
-    for flag in ("--read-only", "--cap-drop", "--security-opt", "--memory", "--memory-swap",
-                 "--pids-limit"):
+    for flag in (
+        "--read-only",
+        "--cap-drop",
+        "--security-opt",
+        "--memory",
+        "--memory-swap",
+        "--pids-limit",
+    ):
         assert flag in words, flag
     assert words[words.index("--cap-drop") + 1] == "ALL"
     assert words[words.index("--security-opt") + 1] == "no-new-privileges"
     assert words[words.index("--memory") + 1] == f"{MEMORY_MAX_MIB}m"
     assert words[words.index("--memory-swap") + 1] == f"{MEMORY_MAX_MIB}m"
     assert words[words.index("--pids-limit") + 1] == "64"
-    for name in ("deploy/Dockerfile", "rypsok-http.service", "rypsok-stdio.socket",
-                 "rypsok-stdio@.service", "sha256sum --check", "tools/release",
-                 "tools/rootfs-test"):
+    for name in (
+        "deploy/Dockerfile",
+        "rypsok-http.service",
+        "rypsok-stdio.socket",
+        "rypsok-stdio@.service",
+        "sha256sum --check",
+        "tools/release",
+        "tools/rootfs-test",
+    ):
         assert name in doc, name
 
 

@@ -89,8 +89,10 @@ def test_req_cmp_005_several_rypsok_groups_are_merged() -> None:
 
 
 def test_req_cmp_005_several_star_groups_are_merged() -> None:
-    r = rules("User-agent: *\nDisallow: /a\n\nUser-agent: other\nDisallow: /\n\n"
-              "User-agent: *\nDisallow: /b\n")
+    r = rules(
+        "User-agent: *\nDisallow: /a\n\nUser-agent: other\nDisallow: /\n\n"
+        "User-agent: *\nDisallow: /b\n"
+    )
     assert not r.allows("/a")
     assert not r.allows("/b")
     assert r.allows("/c")
@@ -300,8 +302,14 @@ def test_req_cmp_005_comments_unknown_lines_and_garbage_are_tolerated() -> None:
 @pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
 def test_req_cmp_005_bom_and_every_line_end_are_read(newline: bytes, bom: bytes) -> None:
     body = bom + newline.join(
-        [b"User-agent: rypsok", b"Disallow: /a", b"Allow: /a/b", b"", b"User-agent: *",
-         b"Disallow: /"]
+        [
+            b"User-agent: rypsok",
+            b"Disallow: /a",
+            b"Allow: /a/b",
+            b"",
+            b"User-agent: *",
+            b"Disallow: /",
+        ]
     )
     r = parse_robots(body)
     assert not r.allows("/a")
@@ -312,7 +320,9 @@ def test_req_cmp_005_bom_and_every_line_end_are_read(newline: bytes, bom: bytes)
 def test_req_cmp_005_the_rules_keep_their_normalised_patterns_most_specific_first() -> None:
     r = rules("User-agent: *\nDisallow: /a\nAllow: /a%7e/b\nDisallow: /a~/b\n")
     assert [(rule.allow, rule.pattern) for rule in r.rules] == [
-        (True, "/a~/b"), (False, "/a~/b"), (False, "/a")
+        (True, "/a~/b"),
+        (False, "/a~/b"),
+        (False, "/a"),
     ]
 
 
@@ -533,9 +543,9 @@ _LINE = st.one_of(
         st.binary(max_size=30),
     ).map(lambda t: t[0] + t[1] + t[2]),
 )
-_BODY = st.tuples(
-    st.lists(_LINE, max_size=20), st.sampled_from([b"\n", b"\r\n", b"\r"])
-).map(lambda t: t[1].join(t[0]))
+_BODY = st.tuples(st.lists(_LINE, max_size=20), st.sampled_from([b"\n", b"\r\n", b"\r"])).map(
+    lambda t: t[1].join(t[0])
+)
 
 
 @given(st.binary(max_size=2000))
@@ -550,9 +560,7 @@ def test_req_cmp_005_allows_never_raises(body: bytes, target: str) -> None:
     assert isinstance(parse_robots(body).allows(target), bool)
 
 
-_PATH = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40
-)
+_PATH = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
 
 
 @given(_PATH)
@@ -581,9 +589,7 @@ def _reference(pattern: str, target: str) -> bool:
 
 @given(_SIMPLE, st.text(alphabet="ab/.$*", max_size=12))
 @settings(max_examples=500)
-def test_req_cmp_005_wildcard_matching_agrees_with_a_reference(
-    pattern: str, rest: str
-) -> None:
+def test_req_cmp_005_wildcard_matching_agrees_with_a_reference(pattern: str, rest: str) -> None:
     pattern = "/" + pattern
     target = "/" + rest
     r = rules(f"User-agent: *\nDisallow: {pattern}\n")
@@ -617,7 +623,9 @@ def test_req_cmp_005_dense_wildcard_matching_agrees_with_a_reference(
         ("*", "/", True),
     ],
 )
-def test_req_cmp_005_wildcard_segments_never_overlap(pattern: str, target: str, match: bool) -> None:
+def test_req_cmp_005_wildcard_segments_never_overlap(
+    pattern: str, target: str, match: bool
+) -> None:
     assert _reference(pattern, target) is match
     assert rules(f"User-agent: *\nDisallow: {pattern}\n").allows(target) is not match
 

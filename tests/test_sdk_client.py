@@ -17,11 +17,17 @@ from tests.test_tutorial_1 import config_for
 
 
 async def _session(config: Path, modern: bool) -> dict[str, Any]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "rypsok", "serve",
-                                   "--config", str(config)], env=clean_env(), cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "rypsok", "serve", "--config", str(config)],
+        env=clean_env(),
+        cwd=str(REPO),
+    )
     with open("/dev/null", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), \
-                ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             if modern:
                 await session.discover()
             else:

@@ -26,15 +26,21 @@ BRAVE = "api.search.brave.com"
 KEY = "brave-test-key-0123456789"
 
 
-def make(tmp_path: Path, body: str = "", client: FakeClient | None = None,
-         key: bool = True) -> tuple[Rypsok, FakeClient]:
+def make(
+    tmp_path: Path, body: str = "", client: FakeClient | None = None, key: bool = True
+) -> tuple[Rypsok, FakeClient]:
     path = tmp_path / "c.toml"
     path.write_text(
-        "config_version = 1\n" + body + (
-            "" if "[engines." in body else
-            '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
+        "config_version = 1\n"
+        + body
+        + (
+            ""
+            if "[engines." in body
+            else '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
             'preference = 10\n[engines.brave]\ntype = "brave"\ncategories = ["general", "news"]\n'
-            'preference = 20\napi_key_env = "BRAVE_API_KEY"\n'))
+            'preference = 20\napi_key_env = "BRAVE_API_KEY"\n'
+        )
+    )
     config = load(str(path), {"BRAVE_API_KEY": KEY} if key else {})
     fake = client or FakeClient()
     return Rypsok(config, client=fake), fake  # type: ignore[arg-type]
@@ -69,8 +75,9 @@ def test_req_agg_004_partial_with_one_notice_per_failed_engine(tmp_path: Path) -
     fake.by_host = {WIKI: wikipedia(["Rust"]), BRAVE: fixture("brave", "unauthorized_401")}
     answer = run_search(core, query="rust")
     assert answer["outcome"] == "partial"
-    assert answer["notices"] == [{"code": "engine_unavailable", "engine": "brave",
-                                  "reason": "auth_failure"}]
+    assert answer["notices"] == [
+        {"code": "engine_unavailable", "engine": "brave", "reason": "auth_failure"}
+    ]
     assert [r["title"] for r in answer["results"]] == ["Rust"]
 
 
@@ -79,13 +86,17 @@ def test_req_err_005_empty_only_when_an_engine_answered(tmp_path: Path) -> None:
     fake.by_host = {WIKI: wikipedia([]), BRAVE: ClientError("connect", "refused")}
     answer = run_search(core, query="zzzz")
     assert answer["outcome"] == "empty" and answer["results"] == []
-    assert answer["notices"] == [{"code": "engine_unavailable", "engine": "brave",
-                                  "reason": "request_failure"}]
+    assert answer["notices"] == [
+        {"code": "engine_unavailable", "engine": "brave", "reason": "request_failure"}
+    ]
 
 
 def test_req_err_005_all_failed_is_unavailable(tmp_path: Path) -> None:
     core, fake = make(tmp_path)
-    fake.by_host = {WIKI: fixture("wikipedia", "malformed"), BRAVE: fixture("brave", "server_error")}
+    fake.by_host = {
+        WIKI: fixture("wikipedia", "malformed"),
+        BRAVE: fixture("brave", "server_error"),
+    }
     error = run_error(core, query="rust")
     assert error.kind == "unavailable" and error.detail == {"reason": "all_failed"}
 
@@ -116,7 +127,8 @@ def test_req_test_004_engine_timeout_costs_that_engine_only(tmp_path: Path) -> N
     assert time.monotonic() - started < 1.0
     assert answer["outcome"] == "partial"
     assert {"code": "engine_unavailable", "engine": "brave", "reason": "timeout"} in (
-        answer["notices"])
+        answer["notices"]
+    )
 
 
 def test_req_agg_009_early_completion(tmp_path: Path) -> None:
@@ -130,16 +142,21 @@ def test_req_agg_009_early_completion(tmp_path: Path) -> None:
 # -- validation and privacy before any request --------------------------------------------------
 
 
-@pytest.mark.parametrize(("arguments", "parameter"), [
-    ({"query": "   "}, "query"), ({"query": "x" * 401}, "query"), ({}, "query"),
-    ({"query": "a", "max_results": 0}, "max_results"),
-    ({"query": "a", "max_results": 21}, "max_results"),
-    ({"query": "a", "max_results": True}, "max_results"),
-    ({"query": "a", "category": "sports"}, "category"),
-    ({"query": "a", "time_range": "decade"}, "time_range"),
-    ({"query": "a", "language": "en"}, "language"),
-    ({"query": 5}, "query"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "parameter"),
+    [
+        ({"query": "   "}, "query"),
+        ({"query": "x" * 401}, "query"),
+        ({}, "query"),
+        ({"query": "a", "max_results": 0}, "max_results"),
+        ({"query": "a", "max_results": 21}, "max_results"),
+        ({"query": "a", "max_results": True}, "max_results"),
+        ({"query": "a", "category": "sports"}, "category"),
+        ({"query": "a", "time_range": "decade"}, "time_range"),
+        ({"query": "a", "language": "en"}, "language"),
+        ({"query": 5}, "query"),
+    ],
+)
 def test_req_search_006_invalid_arguments_refused_before_any_request(
     tmp_path: Path, arguments: dict[str, Any], parameter: str
 ) -> None:
@@ -208,8 +225,9 @@ def test_req_test_008_no_query_in_logs_at_the_default_level(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("name", ["challenge", "malformed", "wrong_shape", "server_error"])
-def test_req_test_007_provider_garbage_never_reaches_response_or_log(tmp_path: Path,
-                                                                       name: str) -> None:
+def test_req_test_007_provider_garbage_never_reaches_response_or_log(
+    tmp_path: Path, name: str
+) -> None:
     core, fake = make(tmp_path)
     bad = fixture("wikipedia", name)
     fake.by_host = {WIKI: bad, BRAVE: brave(["https://a.example/"])}
@@ -260,7 +278,8 @@ def test_req_res_004_engine_in_cooldown_is_skipped_with_a_notice(tmp_path: Path)
     run_search(core, query="rust")
     answer = run_search(core, query="rust")
     assert {"code": "engine_skipped", "engine": "brave", "reason": "cooldown"} in (
-        answer["notices"])
+        answer["notices"]
+    )
     assert answer["outcome"] == "ok"
     status = anyio.run(core.status)
     states = {e.id: e.state for e in status.engines}
@@ -272,7 +291,8 @@ def test_req_eng_010_query_too_long_for_one_engine_is_skipped(tmp_path: Path) ->
     fake.by_host = {WIKI: wikipedia(["Rust"]), BRAVE: brave(["https://a.example/"])}
     answer = run_search(core, query="word " * 60)  # 300 characters: over Wikipedia's 250
     assert {"code": "engine_skipped", "engine": "wikipedia", "reason": "query_too_long"} in (
-        answer["notices"])
+        answer["notices"]
+    )
     assert answer["outcome"] == "ok"
 
 
@@ -280,7 +300,7 @@ def test_req_eng_010_query_too_long_for_one_engine_is_skipped(tmp_path: Path) ->
 
 
 def test_req_rank_004_a_result_both_engines_returned_appears_once_ranked_first(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     core, fake = make(tmp_path)
     fake.by_host = {
@@ -295,9 +315,18 @@ def test_req_rank_004_a_result_both_engines_returned_appears_once_ranked_first(
 
 def test_results_dropped_for_invalid_urls(tmp_path: Path) -> None:
     core, fake = make(tmp_path)
-    fake.by_host = {WIKI: wikipedia([]), BRAVE: brave([
-        "https://ok.example/", "javascript:alert(1)", "http://10.0.0.1/admin",
-        "https://.example/", "https://x.example/" + "a" * 2100])}
+    fake.by_host = {
+        WIKI: wikipedia([]),
+        BRAVE: brave(
+            [
+                "https://ok.example/",
+                "javascript:alert(1)",
+                "http://10.0.0.1/admin",
+                "https://.example/",
+                "https://x.example/" + "a" * 2100,
+            ]
+        ),
+    }
     answer = run_search(core, query="rust")
     assert {"code": "results_dropped", "reason": "url_invalid", "count": 3} in answer["notices"]
     assert {"code": "results_dropped", "reason": "url_too_long", "count": 1} in answer["notices"]
@@ -325,13 +354,16 @@ def test_instruction_like_results_noticed_or_dropped(tmp_path: Path) -> None:
     answer = run_search(core, query="rust")
     assert [r["title"] for r in answer["results"]] == ["Rust"]
     assert {"code": "results_dropped", "reason": "instruction_like_content", "count": 1} in (
-        answer["notices"])
+        answer["notices"]
+    )
 
 
 def test_req_rank_007_cut_to_max_results(tmp_path: Path) -> None:
     core, fake = make(tmp_path)
-    fake.by_host = {WIKI: wikipedia([f"T{i}" for i in range(10)]),
-                    BRAVE: brave([f"https://s{i}.example/" for i in range(10)])}
+    fake.by_host = {
+        WIKI: wikipedia([f"T{i}" for i in range(10)]),
+        BRAVE: brave([f"https://s{i}.example/" for i in range(10)]),
+    }
     assert len(run_search(core, query="rust", max_results=3)["results"]) == 3
     assert len(run_search(core, query="rust")["results"]) == 5
 
@@ -341,9 +373,16 @@ def test_req_test_011_shuffled_arrival_orders_give_identical_output(tmp_path: Pa
     for seed in range(6):
         rng = random.Random(seed)
         core, fake = make(tmp_path)
-        fake.by_host = {WIKI: wikipedia(["Rust", "Cargo", "Ferris"]),
-                        BRAVE: brave(["https://en.wikipedia.org/wiki/Cargo",
-                                      "https://rust.example/", "https://crates.example/"])}
+        fake.by_host = {
+            WIKI: wikipedia(["Rust", "Cargo", "Ferris"]),
+            BRAVE: brave(
+                [
+                    "https://en.wikipedia.org/wiki/Cargo",
+                    "https://rust.example/",
+                    "https://crates.example/",
+                ]
+            ),
+        }
         fake.delays = {WIKI: rng.random() * 0.05, BRAVE: rng.random() * 0.05}
         outputs.add(json.dumps(run_search(core, query="rust"), sort_keys=True))
     assert len(outputs) == 1
@@ -395,20 +434,20 @@ def test_engine_skipped_language_when_the_engine_does_not_list_it(tmp_path: Path
     fake.by_host = {"la.wikipedia.org": wikipedia(["Roma"], edition="la"), BRAVE: brave([])}
     answer = run_search(core, query="roma", language="la")
     assert {"code": "engine_skipped", "engine": "brave", "reason": "language"} in (
-        answer["notices"])
+        answer["notices"]
+    )
     assert [c[0] for c in fake.calls] == ["la.wikipedia.org"]
     assert answer["results"][0]["url"] == "https://la.wikipedia.org/wiki/Roma"
 
 
-def test_engine_skipped_rate_limited_when_the_turn_comes_after_the_deadline(
-    tmp_path: Path
-) -> None:
+def test_engine_skipped_rate_limited_when_the_turn_comes_after_the_deadline(tmp_path: Path) -> None:
     core, fake = make(tmp_path, "[search]\ndeadline_ms = 500\nengine_timeout_ms = 300\n")
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave(["https://b.example/"])}
     run_search(core, query="a")  # takes Brave's one token (60 a minute, burst 1)
     answer = run_search(core, query="a")
     assert {"code": "engine_skipped", "engine": "brave", "reason": "rate_limited"} in (
-        answer["notices"])
+        answer["notices"]
+    )
     assert [c[0] for c in fake.calls].count(BRAVE) == 1
 
 
@@ -427,9 +466,12 @@ def test_snippet_truncated_is_noticed(tmp_path: Path) -> None:
 
 
 def test_req_err_005_deadline_when_nothing_answered_before_it(tmp_path: Path) -> None:
-    core, fake = make(tmp_path, '[search]\ndeadline_ms = 1500\nengine_timeout_ms = 1000\n'
-                      '[engines.brave]\ntype = "brave"\ncategories = ["general"]\n'
-                      'api_key_env = "BRAVE_API_KEY"\n')
+    core, fake = make(
+        tmp_path,
+        "[search]\ndeadline_ms = 1500\nengine_timeout_ms = 1000\n"
+        '[engines.brave]\ntype = "brave"\ncategories = ["general"]\n'
+        'api_key_env = "BRAVE_API_KEY"\n',
+    )
     fake.by_host = {BRAVE: brave(["https://b.example/"])}
     assert run_search(core, query="a")["outcome"] == "ok"  # takes Brave's one token
     fake.delays = {BRAVE: 10}

@@ -33,16 +33,36 @@ def soak(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any],
     folder = tmp_path_factory.mktemp("soak")
     out = folder / "report.json"
     proc = subprocess.run(
-        [sys.executable, str(TOOLS / "soak.py"), "--seconds", "10", "--from-source",
-         "--max-bytes", "1048576", "--fetch-deadline-ms", "2000", "--request-timeout-s", "4",
-         "--margin-s", str(MARGIN_S), "--json", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=SOAK_TIMEOUT_S, check=False)
+        [
+            sys.executable,
+            str(TOOLS / "soak.py"),
+            "--seconds",
+            "10",
+            "--from-source",
+            "--max-bytes",
+            "1048576",
+            "--fetch-deadline-ms",
+            "2000",
+            "--request-timeout-s",
+            "4",
+            "--margin-s",
+            str(MARGIN_S),
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=SOAK_TIMEOUT_S,
+        check=False,
+    )
     assert out.exists(), f"the soak wrote no report (exit {proc.returncode}):\n{proc.stderr}"
     return proc.returncode, json.loads(out.read_text()), proc.stdout
 
 
 def test_req_err_001_every_call_of_a_mixed_http_load_is_answered_within_its_maximum(
-        soak: tuple[int, dict[str, Any], str]) -> None:
+    soak: tuple[int, dict[str, Any], str],
+) -> None:
     _code, report, text = soak
     tools = report["tools"]
     # The load was what it claims: every tool, both revisions, slow clients.
@@ -58,7 +78,8 @@ def test_req_err_001_every_call_of_a_mixed_http_load_is_answered_within_its_maxi
 
 
 def test_req_sec_014_the_server_outlives_hostile_pages_and_clients_and_exits_cleanly(
-        soak: tuple[int, dict[str, Any], str]) -> None:
+    soak: tuple[int, dict[str, Any], str],
+) -> None:
     code, report, text = soak
     assert report["server"]["crashed_at_s"] is None, text
     assert report["server"]["exit_code"] == 0, text
@@ -68,7 +89,8 @@ def test_req_sec_014_the_server_outlives_hostile_pages_and_clients_and_exits_cle
 
 
 def test_the_soak_fails_on_a_lost_answer_a_crash_or_a_peak_above_the_estimate(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The verdict itself, on made-up records: each of the three must fail the run."""
     sys.path.insert(0, str(TOOLS))
     try:
@@ -83,8 +105,17 @@ def test_the_soak_fails_on_a_lost_answer_a_crash_or_a_peak_above_the_estimate(
             call.latency_s, call.outcome, call.lost = None, "no answer within the bound", True
         record = Record(calls=[call], samples=[(0.0, 80 * 1024, hwm_kib)])
         ending = Ending(None if crashed else 0, 0.5, 8.0, 3.0 if crashed else None)
-        report = build(record, estimate_mib=200, memory_line="", ending=ending, logs=Logs(),
-                       hits={}, private_path="/x/private/page", margin_s=2.0, config={})
+        report = build(
+            record,
+            estimate_mib=200,
+            memory_line="",
+            ending=ending,
+            logs=Logs(),
+            hits={},
+            private_path="/x/private/page",
+            margin_s=2.0,
+            config={},
+        )
         assert report["passed"] == (not report["failures"])
         return report["failures"]
 

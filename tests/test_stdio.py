@@ -21,8 +21,12 @@ from tests.mcp_lines import HANDSHAKE, answers, call, lines, request
 
 
 def test_req_mcp_002_piped_file_gets_every_answer_and_stdout_only_protocol() -> None:
-    run = cli("serve", stdin=lines(request(1, "server/discover"), call(2, "engine_status"),
-                                   request(3, "tools/list")))
+    run = cli(
+        "serve",
+        stdin=lines(
+            request(1, "server/discover"), call(2, "engine_status"), request(3, "tools/list")
+        ),
+    )
     assert run.code == 0
     got = answers(run.out)
     assert set(got) == {1, 2, 3}
@@ -32,11 +36,21 @@ def test_req_mcp_002_piped_file_gets_every_answer_and_stdout_only_protocol() -> 
 
 
 def test_req_mcp_006_handshake_revision_is_served_on_the_same_stdin() -> None:
-    run = cli("serve", stdin=lines(*HANDSHAKE, request(1, "tools/list", modern=False),
-                                   call(2, "engine_status", modern=False)))
+    run = cli(
+        "serve",
+        stdin=lines(
+            *HANDSHAKE,
+            request(1, "tools/list", modern=False),
+            call(2, "engine_status", modern=False),
+        ),
+    )
     got = answers(run.out)
     assert got[0]["result"]["serverInfo"]["name"] == "rypsok"
-    assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "web_fetch", "engine_status"]
+    assert [t["name"] for t in got[1]["result"]["tools"]] == [
+        "web_search",
+        "web_fetch",
+        "engine_status",
+    ]
     assert got[2]["result"]["isError"] is False
 
 
@@ -46,8 +60,12 @@ def test_req_mcp_009_annotations_and_deterministic_order() -> None:
     assert first[1]["result"]["tools"] == second[1]["result"]["tools"]
     search, page, status = first[1]["result"]["tools"]
     assert page["annotations"] == search["annotations"]
-    assert status["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
-                                     "idempotentHint": True, "openWorldHint": False}
+    assert status["annotations"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
     assert search["annotations"] == dict(status["annotations"], openWorldHint=True)
 
 
@@ -59,8 +77,14 @@ def test_unknown_tool_is_a_json_rpc_invalid_params_error() -> None:
 
 def test_req_status_003_engine_status_absent_when_disabled(write_config) -> None:
     path = write_config("config_version = 1\n[status]\nenabled = false\n")
-    got = answers(cli("serve", "--config", str(path),
-                      stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
+    got = answers(
+        cli(
+            "serve",
+            "--config",
+            str(path),
+            stdin=lines(request(1, "tools/list"), call(2, "engine_status")),
+        ).out
+    )
     assert [t["name"] for t in got[1]["result"]["tools"]] == ["web_search", "web_fetch"]
     assert got[2]["error"]["code"] == -32602
 
@@ -73,7 +97,8 @@ def test_req_status_001_engine_status_reports_states_in_identifier_order() -> No
             {"id": "brave", "state": "disabled", "latency_ms": None, "reason": "no_credential"},
             {"id": "wikipedia", "state": "closed", "latency_ms": None},
         ],
-        "notices": [], "outcome": "ok",
+        "notices": [],
+        "outcome": "ok",
     }
     text = result["content"][0]["text"]
     assert json.loads(text) == result["structuredContent"]
@@ -82,8 +107,14 @@ def test_req_status_001_engine_status_reports_states_in_identifier_order() -> No
 
 def test_req_mcp_011_text_alone_when_structured_content_is_off(write_config) -> None:
     path = write_config("config_version = 1\n[service]\nstructured_content = false\n")
-    got = answers(cli("serve", "--config", str(path),
-                      stdin=lines(request(1, "tools/list"), call(2, "engine_status"))).out)
+    got = answers(
+        cli(
+            "serve",
+            "--config",
+            str(path),
+            stdin=lines(request(1, "tools/list"), call(2, "engine_status")),
+        ).out
+    )
     assert all("outputSchema" not in t for t in got[1]["result"]["tools"])
     assert "structuredContent" not in got[2]["result"]
     assert json.loads(got[2]["result"]["content"][0]["text"])["outcome"] == "ok"
@@ -99,8 +130,14 @@ def test_invalid_arguments_are_invalid_request_naming_the_parameter() -> None:
 
 def test_req_mcp_010_engine_status_rate_limit_per_minute(write_config) -> None:
     path = write_config("config_version = 1\n[limits]\nengine_status_per_minute = 2\n")
-    got = answers(cli("serve", "--config", str(path),
-                      stdin=lines(*(call(i, "engine_status") for i in range(1, 4)))).out)
+    got = answers(
+        cli(
+            "serve",
+            "--config",
+            str(path),
+            stdin=lines(*(call(i, "engine_status") for i in range(1, 4))),
+        ).out
+    )
     assert not got[1]["result"]["isError"] and not got[2]["result"]["isError"]
     error = got[3]["result"]["structuredContent"]["error"]
     assert error["kind"] == "unavailable" and error["detail"]["reason"] == "rate_limited"
@@ -108,8 +145,11 @@ def test_req_mcp_010_engine_status_rate_limit_per_minute(write_config) -> None:
 
 
 def test_lim_o3_a_line_over_16_mib_is_dropped_and_reading_goes_on() -> None:
-    huge = b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":"' + b"a" * (
-        16 * 1024 * 1024 + 10) + b'"}}\n'
+    huge = (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":"'
+        + b"a" * (16 * 1024 * 1024 + 10)
+        + b'"}}\n'
+    )
     run = cli("serve", stdin=huge + lines(call(1, "engine_status")), timeout=120)
     got = answers(run.out)
     assert set(got) == {1}
@@ -123,9 +163,14 @@ def test_malformed_line_gets_a_parse_error_and_serving_goes_on() -> None:
 
 
 def test_req_ops_002_sigterm_exits_within_shutdown_ms() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                            env=clean_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rypsok", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=clean_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(lines(call(1, "engine_status")))
     proc.stdin.flush()
@@ -143,9 +188,14 @@ def test_req_ops_002_sigterm_exits_within_shutdown_ms() -> None:
 
 
 def test_req_ops_002_end_of_input_exits_within_shutdown_ms() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO,
-                            env=clean_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rypsok", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=REPO,
+        env=clean_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(lines(call(1, "engine_status")))
     proc.stdin.flush()
@@ -163,15 +213,23 @@ def test_req_mcp_007_notifications_cancelled_ends_the_call_with_no_response(writ
 
     with mediawiki(delay_s=5) as wiki:
         path = write_config(config_for(wiki["base_url"]))
-        proc = subprocess.Popen([sys.executable, "-m", "rypsok", "serve", "--config", str(path)],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, cwd=REPO, env=clean_env())
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rypsok", "serve", "--config", str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=REPO,
+            env=clean_env(),
+        )
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(lines(call(1, "web_search", {"query": "slow"})))
         proc.stdin.flush()
         time.sleep(1.0)  # the engine request is in flight
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                  "params": {"requestId": 1, "reason": "user"}}
+        cancel = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 1, "reason": "user"},
+        }
         proc.stdin.write(lines(cancel, call(2, "engine_status")))
         proc.stdin.flush()
         second = json.loads(proc.stdout.readline())
@@ -182,7 +240,6 @@ def test_req_mcp_007_notifications_cancelled_ends_the_call_with_no_response(writ
         assert time.monotonic() - started < 1.5  # nothing left in flight to wait for
         assert proc.stdout.read() == b""  # no answer ever came for id 1
         proc.stdout.close()
-
 
 
 def _live_cancel_scopes() -> int:
@@ -197,8 +254,11 @@ def test_lim_o3_reading_many_lines_keeps_no_state_per_line() -> None:
     core = Rypsok.from_config(load(None, {}))
     read_in, write_in = os.pipe()
     read_out, write_out = os.pipe()
-    server = threading.Thread(target=anyio.run, daemon=True, args=(
-        serve_stdio, core, read_in, os.fdopen(write_out, "wb", buffering=0), False))
+    server = threading.Thread(
+        target=anyio.run,
+        daemon=True,
+        args=(serve_stdio, core, read_in, os.fdopen(write_out, "wb", buffering=0), False),
+    )
     server.start()
     answers_out = os.fdopen(read_out, "rb")
     sent = 0

@@ -88,8 +88,9 @@ def _runtime_requirements() -> list[Requirement]:
     return [Requirement(line) for line in project["dependencies"]]
 
 
-def pin_mismatches(requirements: Iterable[Requirement], lock: Mapping[str, str],
-                   env: Mapping[str, str]) -> list[str]:
+def pin_mismatches(
+    requirements: Iterable[Requirement], lock: Mapping[str, str], env: Mapping[str, str]
+) -> list[str]:
     """Every runtime requirement must be an exact pin, and the lock must pin it alike."""
     found = []
     for req in requirements:
@@ -99,8 +100,10 @@ def pin_mismatches(requirements: Iterable[Requirement], lock: Mapping[str, str],
         if len(specs) != 1 or specs[0].operator != "==":
             found.append(f"{name}: not pinned exactly in pyproject.toml ({req.specifier})")
         elif applies and lock.get(name) != specs[0].version:
-            found.append(f"{name}: pyproject.toml pins {specs[0].version}, "
-                         f"the lock {lock.get(name, 'nothing')}")
+            found.append(
+                f"{name}: pyproject.toml pins {specs[0].version}, "
+                f"the lock {lock.get(name, 'nothing')}"
+            )
         elif not applies and name in lock:
             found.append(f"{name}: its marker excludes the lock's Python, yet the lock pins it")
     return found
@@ -110,8 +113,9 @@ def closure(roots: Iterable[Requirement], env: Mapping[str, str]) -> dict[str, s
     """name -> installed version of everything the roots need, walked through the metadata."""
     found: dict[str, str] = {}
     seen: set[tuple[str, frozenset[str]]] = set()
-    todo = [(r, frozenset(r.extras)) for r in roots
-            if r.marker is None or r.marker.evaluate(dict(env))]
+    todo = [
+        (r, frozenset(r.extras)) for r in roots if r.marker is None or r.marker.evaluate(dict(env))
+    ]
     while todo:
         req, extras = todo.pop()
         name = canonicalize_name(req.name)
@@ -123,7 +127,8 @@ def closure(roots: Iterable[Requirement], env: Mapping[str, str]) -> dict[str, s
         for line in dist.requires or []:
             child = Requirement(line)
             wanted = child.marker is None or any(
-                child.marker.evaluate({**env, "extra": extra}) for extra in {"", *extras})
+                child.marker.evaluate({**env, "extra": extra}) for extra in {"", *extras}
+            )
             if wanted:
                 todo.append((child, frozenset(child.extras)))
     return found
@@ -145,12 +150,14 @@ def test_req_sec_020_a_pin_that_differs_from_the_lock_is_caught() -> None:
     lock = _pins(text)
     requirements = _runtime_requirements()
     assert pin_mismatches(requirements, {**lock, "h11": "0.1.0"}, env) == [
-        f"h11: pyproject.toml pins {lock['h11']}, the lock 0.1.0"]
+        f"h11: pyproject.toml pins {lock['h11']}, the lock 0.1.0"
+    ]
     loose = [*requirements, Requirement("idna>=3")]
     assert pin_mismatches(loose, lock, env) == ["idna: not pinned exactly in pyproject.toml (>=3)"]
     # tomli applies below 3.11 only: a lock for 3.11 must not carry it.
     assert pin_mismatches(requirements, {**lock, "tomli": "2.5.0"}, env) == [
-        "tomli: its marker excludes the lock's Python, yet the lock pins it"]
+        "tomli: its marker excludes the lock's Python, yet the lock pins it"
+    ]
 
 
 def test_req_sec_020_every_lock_entry_is_an_exact_pin_with_hashes() -> None:
@@ -174,8 +181,9 @@ def test_req_sec_020_the_lock_is_exactly_the_installed_runtime_closure() -> None
     locked = _pins(text)
     assert sorted(set(installed) - set(locked)) == [], "needed at run time but not locked"
     assert sorted(set(locked) - set(installed)) == [], "locked but needed by nothing"
-    assert {n: (v, installed[n]) for n, v in locked.items() if installed[n] != v} == {}, \
+    assert {n: (v, installed[n]) for n, v in locked.items() if installed[n] != v} == {}, (
         "installed versions differ from the lock: run tools/setup"
+    )
 
 
 @pytest.mark.slow
@@ -201,7 +209,8 @@ def test_req_sec_020_the_pyz_ships_exactly_the_locked_versions(
 
 
 def test_req_sec_020_the_pyz_is_built_from_the_hashed_lock_without_resolution(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     commands: list[list[str]] = []
     monkeypatch.setattr(bz, "run", lambda cmd, what, env=None: commands.append(cmd))
@@ -215,8 +224,13 @@ def test_req_sec_020_the_pyz_is_built_from_the_hashed_lock_without_resolution(
 
 
 def test_req_sec_020_every_runtime_package_has_an_allowed_license() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "tools" / "licenses.py")],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "licenses.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith("licenses: ok: ")
 
@@ -225,8 +239,14 @@ ALLOWED = ["MIT", "BSD-3-Clause", "Apache-2.0"]
 
 
 def _pkg(**fields: Any) -> Any:
-    base: dict[str, Any] = {"name": "pkg", "version": "1.0", "expression": "MIT",
-                            "license_field": "", "classifiers": (), "has_notice": True}
+    base: dict[str, Any] = {
+        "name": "pkg",
+        "version": "1.0",
+        "expression": "MIT",
+        "license_field": "",
+        "classifiers": (),
+        "has_notice": True,
+    }
     return licenses.Package(**{**base, **fields})
 
 
@@ -250,14 +270,17 @@ def test_req_sec_020_license_problems_are_caught() -> None:
         return licenses.problems_of(pkg, "1.0", entry, ALLOWED)
 
     assert problems(_pkg(), {"license": "MIT"}) == []
-    assert "not satisfiable" in problems(_pkg(expression="GPL-3.0-only"),
-                                         {"license": "GPL-3.0-only"})[0]
+    assert (
+        "not satisfiable"
+        in problems(_pkg(expression="GPL-3.0-only"), {"license": "GPL-3.0-only"})[0]
+    )
     # A package that changed its license on an update stops the run, even to an allowed one.
-    assert "read the new license" in problems(_pkg(expression="Apache-2.0"),
-                                              {"license": "MIT"})[0]
+    assert "read the new license" in problems(_pkg(expression="Apache-2.0"), {"license": "MIT"})[0]
     assert problems(_pkg(), None) == ["no entry in tools/license-allow.toml"]
-    assert "run tools/setup" in licenses.problems_of(_pkg(version="0.9"), "1.0",
-                                                     {"license": "MIT"}, ALLOWED)[0]
+    assert (
+        "run tools/setup"
+        in licenses.problems_of(_pkg(version="0.9"), "1.0", {"license": "MIT"}, ALLOWED)[0]
+    )
     assert "without its notice" in problems(_pkg(has_notice=False), {"license": "MIT"})[0]
 
     hand = {"license": "BSD-3-Clause", "version": "1.0", "reason": "LICENSE is BSD 3-clause"}
@@ -267,10 +290,14 @@ def test_req_sec_020_license_problems_are_caught() -> None:
     assert "gives no reason" in problems(bsd, {**hand, "reason": ""})[0]
     assert "suggests" in problems(bsd, {**hand, "license": "MIT"})[0]
     # Free text that is no single id gives no hint; the hand-read entry stands.
-    assert problems(_pkg(expression=None, license_field="Apache 2.0"),
-                    {**hand, "license": "MIT"}) == []
-    gpl = _pkg(expression=None, classifiers=(
-        "License :: OSI Approved :: GNU General Public License v3 (GPLv3)",))
+    assert (
+        problems(_pkg(expression=None, license_field="Apache 2.0"), {**hand, "license": "MIT"})
+        == []
+    )
+    gpl = _pkg(
+        expression=None,
+        classifiers=("License :: OSI Approved :: GNU General Public License v3 (GPLv3)",),
+    )
     assert "unmapped license classifier" in problems(gpl, {**hand, "license": "MIT"})[0]
 
 
@@ -280,8 +307,9 @@ def test_req_sec_020_allow_file_entries_match_the_lock_both_ways() -> None:
     assert sorted(entries) == sorted(pins)
     assert "MIT" in allowed and not any(a.startswith(("GPL", "LGPL", "AGPL")) for a in allowed)
     stale = licenses.check({}, allowed, {"gone-package": {"license": "MIT"}})
-    assert stale == ["gone-package: listed in tools/license-allow.toml but not in the lock: "
-                     "remove it"]
+    assert stale == [
+        "gone-package: listed in tools/license-allow.toml but not in the lock: remove it"
+    ]
 
 
 # -- the vulnerability audit -------------------------------------------------------------------
@@ -291,15 +319,18 @@ def _record(version: str, *vulns: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"info": {"version": version}, "vulnerabilities": list(vulns)}
 
 
-ADVISORY = {"id": "PYSEC-2099-1", "aliases": ["CVE-2099-1"], "fixed_in": ["2.0"],
-            "withdrawn": None}
+ADVISORY = {"id": "PYSEC-2099-1", "aliases": ["CVE-2099-1"], "fixed_in": ["2.0"], "withdrawn": None}
 SKIPPED = "Dependency not found on PyPI and could not be audited: a (1.0)"
 
 
 def test_req_sec_020_audit_passes_only_when_every_pin_was_audited_clean() -> None:
     pins = {"a": "1.0", "b-c": "2.0"}
-    report = {"dependencies": [{"name": "a", "version": "1.0", "vulns": []},
-                               {"name": "B_C", "skip_reason": SKIPPED}]}
+    report = {
+        "dependencies": [
+            {"name": "a", "version": "1.0", "vulns": []},
+            {"name": "B_C", "skip_reason": SKIPPED},
+        ]
+    }
     outcome = audit.merge(pins, report, lambda name: _record("2.0"))
     assert outcome.clean
     assert (outcome.by_pip_audit, outcome.by_project_record) == (["a"], ["b-c"])
@@ -307,10 +338,16 @@ def test_req_sec_020_audit_passes_only_when_every_pin_was_audited_clean() -> Non
 
 def test_req_sec_020_audit_reports_known_vulnerabilities() -> None:
     pins = {"a": "1.0", "b": "1.0"}
-    report = {"dependencies": [
-        {"name": "a", "version": "1.0", "vulns": [
-            {"id": "GHSA-x", "aliases": ["CVE-1"], "fix_versions": ["1.1"]}]},
-        {"name": "b", "skip_reason": SKIPPED}]}
+    report = {
+        "dependencies": [
+            {
+                "name": "a",
+                "version": "1.0",
+                "vulns": [{"id": "GHSA-x", "aliases": ["CVE-1"], "fix_versions": ["1.1"]}],
+            },
+            {"name": "b", "skip_reason": SKIPPED},
+        ]
+    }
     withdrawn = {**ADVISORY, "id": "PYSEC-2000-9", "withdrawn": "2001-01-01T00:00:00Z"}
     outcome = audit.merge(pins, report, lambda name: _record("1.0", ADVISORY, withdrawn))
     assert not outcome.clean
@@ -344,7 +381,9 @@ def test_req_sec_020_audit_fails_when_a_pin_could_not_be_audited() -> None:
 
 
 def test_req_sec_020_audit_without_a_pip_audit_report_fails(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     def unreachable(lock: Path) -> Mapping[str, Any]:
         raise audit.PipAuditError("pip-audit gave no report (exit 1): ConnectionError")
@@ -359,12 +398,17 @@ def test_req_sec_020_audit_without_a_pip_audit_report_fails(
 
 
 def test_req_sec_020_an_outdated_pin_warns_on_a_change_and_fails_the_release(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     lock = tmp_path / "one.lock"
     lock.write_text("a==1.0 \\\n    --hash=sha256:00\n", encoding="utf-8")
-    monkeypatch.setattr(audit, "run_pip_audit", lambda _lock: {
-        "dependencies": [{"name": "a", "skip_reason": SKIPPED}]})
+    monkeypatch.setattr(
+        audit,
+        "run_pip_audit",
+        lambda _lock: {"dependencies": [{"name": "a", "skip_reason": SKIPPED}]},
+    )
     monkeypatch.setattr(audit, "fetch_project_record", lambda _name: _record("1.1"))
     assert audit.main(["--lock", str(lock)]) == 0
     assert "NOT AUDITED (outdated pin) a 1.0" in capsys.readouterr().err
@@ -388,40 +432,63 @@ def dynamic_code(source: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import | ast.ImportFrom):
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
-                node.module or ""]
-            found += [f"{line}: import {m}" for m in modules
-                      if m.split(".")[0] in FORBIDDEN_MODULES]
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            found += [
+                f"{line}: import {m}" for m in modules if m.split(".")[0] in FORBIDDEN_MODULES
+            ]
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS:
                 found.append(f"{line}: {func.id}()")
-            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                    and (func.value.id, func.attr) in FORBIDDEN_ATTRIBUTES):
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and (func.value.id, func.attr) in FORBIDDEN_ATTRIBUTES
+            ):
                 found.append(f"{line}: {func.value.id}.{func.attr}()")
             for keyword in node.keywords:
-                if (keyword.arg == "shell" and isinstance(keyword.value, ast.Constant)
-                        and keyword.value.value is True):
+                if (
+                    keyword.arg == "shell"
+                    and isinstance(keyword.value, ast.Constant)
+                    and keyword.value.value is True
+                ):
                     found.append(f"{line}: shell=True")
     return found
 
 
 def test_req_sec_020_the_package_runs_no_code_from_data() -> None:
-    found = {str(p.relative_to(REPO)): hits for p in sorted((REPO / "rypsok").rglob("*.py"))
-             if (hits := dynamic_code(p.read_text(encoding="utf-8")))}
+    found = {
+        str(p.relative_to(REPO)): hits
+        for p in sorted((REPO / "rypsok").rglob("*.py"))
+        if (hits := dynamic_code(p.read_text(encoding="utf-8")))
+    }
     assert found == {}
-    planted = ("import pickle\nfrom ctypes import CDLL\nimport re\nre.compile('x')\n"
-               "eval(text)\nos.system(cmd)\nsubprocess.run(cmd, shell=True)\n")
-    assert dynamic_code(planted) == ["1: import pickle", "2: import ctypes", "5: eval()",
-                                     "6: os.system()", "7: shell=True"]
+    planted = (
+        "import pickle\nfrom ctypes import CDLL\nimport re\nre.compile('x')\n"
+        "eval(text)\nos.system(cmd)\nsubprocess.run(cmd, shell=True)\n"
+    )
+    assert dynamic_code(planted) == [
+        "1: import pickle",
+        "2: import ctypes",
+        "5: eval()",
+        "6: os.system()",
+        "7: shell=True",
+    ]
 
 
 # -- CI runs both ------------------------------------------------------------------------------
 
 
 def test_req_test_012_tools_test_runs_the_audit_and_the_license_check() -> None:
-    lines = [line.strip() for line in (REPO / "tools" / "test").read_text(encoding="utf-8")
-             .splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        line.strip()
+        for line in (REPO / "tools" / "test").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     pytest_at = next(i for i, line in enumerate(lines) if "-m pytest" in line)
     for tool, name in (("tools/licenses.py", "licenses"), ("tools/audit.py", "audit")):
         at = next((i for i, line in enumerate(lines) if tool in line), None)

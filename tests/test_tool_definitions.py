@@ -31,8 +31,9 @@ def test_req_mcp_008_whole_tool_list_is_pinned_at_the_defaults() -> None:
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
-def test_req_mcp_008_definitions_within_lim_i1_for_every_example(example: Path,
-                                                                 tmp_path: Path) -> None:
+def test_req_mcp_008_definitions_within_lim_i1_for_every_example(
+    example: Path, tmp_path: Path
+) -> None:
     path, env = _materialize(example, tmp_path)
     config = load(str(path), dict(env, BRAVE_API_KEY="k"))
     definitions = tools.definitions(config, (*OFFERED, "web_fetch"))
@@ -67,4 +68,7 @@ def test_req_search_002_category_enum_lists_only_served_categories(tmp_path: Pat
     assert search["inputSchema"]["properties"]["category"]["enum"] == ["general", "science"]  # type: ignore[index]
     with_brave = listing(None, {"BRAVE_API_KEY": "k"})[0]
     assert with_brave["inputSchema"]["properties"]["category"]["enum"] == [  # type: ignore[index]
-        "general", "news", "science"]
+        "general",
+        "news",
+        "science",
+    ]

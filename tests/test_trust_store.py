@@ -47,5 +47,7 @@ def test_serve_exits_1_when_the_http_client_cannot_be_built(tmp_path: Path) -> N
 def test_check_reports_the_broken_trust_store_as_an_error(tmp_path: Path) -> None:
     run = check(None, clean_env(SSL_CERT_FILE=str(tmp_path / "absent.pem")))
     assert run.code == 1
-    assert ("rypsok: error: trust store: the HTTP client could not be built: SSL_CERT_FILE "
-            "names a file that does not exist") in run.lines
+    assert (
+        "rypsok: error: trust store: the HTTP client could not be built: SSL_CERT_FILE "
+        "names a file that does not exist"
+    ) in run.lines

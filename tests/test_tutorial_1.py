@@ -14,9 +14,9 @@ def config_for(base_url: str) -> str:
     # Tutorial 1's file, with the engine pointed at the stand-in. The stand-in's result
     # URLs are on 127.0.0.1, which web_fetch refuses unless an allow rule admits it.
     return (
-        "config_version = 1\n[egress]\nallow = [\"127.0.0.1\"]\n"
-        "[engines.wikipedia]\ntype = \"wikipedia\"\ncategories = [\"general\", \"science\"]\n"
-        f"base_url = \"{base_url}\"\n"
+        'config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n'
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
+        f'base_url = "{base_url}"\n'
     )
 
 
@@ -24,8 +24,9 @@ def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) ->
     with mediawiki() as wiki:
         path = write_config(config_for(wiki["base_url"]))
         # The tutorial's own file, piped as the tutorial pipes it.
-        run = cli("serve", "--config", str(path),
-                  stdin=(EXAMPLES / "first-search.jsonl").read_bytes())
+        run = cli(
+            "serve", "--config", str(path), stdin=(EXAMPLES / "first-search.jsonl").read_bytes()
+        )
     assert run.code == 0
     assert len(run.out.splitlines()) == 2
     got = answers(run.out)
@@ -34,8 +35,7 @@ def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) ->
     assert result["isError"] is False
     answer = result["structuredContent"]
     assert answer["outcome"] == "ok" and answer["notices"] == []
-    assert [r["title"] for r in answer["results"]] == ["Rust (programming language)",
-                                                       "Rust & Bone"]
+    assert [r["title"] for r in answer["results"]] == ["Rust (programming language)", "Rust & Bone"]
     assert answer["results"][0]["date"] == "2026-09-01"
     assert answer["results"][1]["url"].endswith("/wiki/Rust_%26_Bone")
     assert "<span" not in answer["results"][0]["snippet"]
@@ -46,7 +46,9 @@ def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) ->
 
 def test_req_obs_005_engine_failure_is_logged_with_engine_and_class(write_config) -> None:
     path = write_config(config_for("http://127.0.0.1:9/w"))  # nothing listens on port 9
-    run = cli("serve", "--config", str(path), stdin=lines(call(1, "web_search", {"query": "zebracorn"})))
+    run = cli(
+        "serve", "--config", str(path), stdin=lines(call(1, "web_search", {"query": "zebracorn"}))
+    )
     error = answers(run.out)[1]["result"]["structuredContent"]["error"]
     assert error["kind"] == "unavailable" and error["detail"]["reason"] == "all_failed"
     events = [json.loads(line) for line in run.err.splitlines()]
@@ -58,16 +60,19 @@ def test_req_obs_005_engine_failure_is_logged_with_engine_and_class(write_config
 
 
 def test_req_ops_002_end_of_input_aborts_what_is_still_running_after_shutdown_ms(
-    write_config
+    write_config,
 ) -> None:
     import time
 
     with mediawiki(delay_s=8) as wiki:
-        path = write_config(config_for(wiki["base_url"]) + "[service]\nshutdown_ms = 500\n"
-                            "[search]\ndeadline_ms = 10000\nengine_timeout_ms = 9000\n")
+        path = write_config(
+            config_for(wiki["base_url"]) + "[service]\nshutdown_ms = 500\n"
+            "[search]\ndeadline_ms = 10000\nengine_timeout_ms = 9000\n"
+        )
         started = time.monotonic()
-        run = cli("serve", "--config", str(path),
-                  stdin=lines(call(1, "web_search", {"query": "slow"})))
+        run = cli(
+            "serve", "--config", str(path), stdin=lines(call(1, "web_search", {"query": "slow"}))
+        )
         elapsed = time.monotonic() - started
     assert run.code == 0
     assert run.out == ""  # the call was aborted at shutdown: no answer

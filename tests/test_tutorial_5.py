@@ -26,15 +26,21 @@ from tests.mcp_lines import answers, call, lines
 
 TUTORIAL = EXAMPLES / "tutorial-5.toml"
 # The sentence of Tutorial 5, step 1, word for word.
-SENTENCE = ('engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs only with '
-            "[scraping] enabled = true, at the operator's risk under the provider's terms.")
+SENTENCE = (
+    'engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs only with '
+    "[scraping] enabled = true, at the operator's risk under the provider's terms."
+)
 BLOCKED = {"code": "engine_unavailable", "engine": "ddg", "reason": "blocked"}
 
 
 def tutorial_file(folder: Path, standin: Provider, extra: str = "") -> Path:
     path = folder / "tutorial-5.toml"
-    path.write_text(TUTORIAL.read_text(encoding="utf-8")
-                    + f'\n[egress]\nproxy = "{standin.proxy_url}"\n' + extra, encoding="utf-8")
+    path.write_text(
+        TUTORIAL.read_text(encoding="utf-8")
+        + f'\n[egress]\nproxy = "{standin.proxy_url}"\n'
+        + extra,
+        encoding="utf-8",
+    )
     return path
 
 
@@ -45,8 +51,9 @@ def serve(folder: Path, standin: Provider, stdin: bytes) -> tuple[int, str, list
     return run.code, run.out, [json.loads(line) for line in run.lines]
 
 
-def in_process(folder: Path, standin: Provider, extra: str = "", *,
-               lifted: bool = True) -> tuple[Rypsok, FakeClock]:
+def in_process(
+    folder: Path, standin: Provider, extra: str = "", *, lifted: bool = True
+) -> tuple[Rypsok, FakeClock]:
     """The tutorial's process in this one. With `lifted`, for tests that ask DuckDuckGo
     several times, its rate (one turn every six seconds) is lifted and its concurrency cap
     kept; the circuit runs on a clock the test moves, so a cooldown passes at once."""
@@ -56,8 +63,9 @@ def in_process(folder: Path, standin: Provider, extra: str = "", *,
         core.searches.limiters["ddg"] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
     clock = FakeClock(1000.0)
     r = core.config.resilience
-    core.health.get("ddg").circuit = Circuit(r.failures_to_open, r.first_cooldown_s,
-                                             r.max_cooldown_s, clock)
+    core.health.get("ddg").circuit = Circuit(
+        r.failures_to_open, r.first_cooldown_s, r.max_cooldown_s, clock
+    )
     return core, clock
 
 
@@ -79,12 +87,14 @@ def status(core: Rypsok) -> dict[str, str]:
 
 
 def test_tutorial_5_step_1_without_the_switch_check_refuses_with_one_sentence(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     text = TUTORIAL.read_text(encoding="utf-8")
     assert "[scraping]\nenabled = true\n" in text
-    for variant in (text.replace("[scraping]\nenabled = true\n", ""),
-                    text.replace("[scraping]\nenabled = true\n", "[scraping]\nenabled = false\n")):
+    for variant in (
+        text.replace("[scraping]\nenabled = true\n", ""),
+        text.replace("[scraping]\nenabled = true\n", "[scraping]\nenabled = false\n"),
+    ):
         path = tmp_path / "without.toml"
         path.write_text(variant, encoding="utf-8")
         run = cli("check", "--config", str(path))
@@ -99,8 +109,10 @@ def test_tutorial_5_step_1_without_the_switch_check_refuses_with_one_sentence(
 def test_tutorial_5_step_1_with_the_switch_check_passes_and_warns(tmp_path: Path) -> None:
     run = check(TUTORIAL)
     assert run.code == 0, run.err
-    assert ("rypsok: warning: engines.ddg: the engine scrapes a human-facing page, at your risk "
-            "under the provider's terms; prefer an engine with an API") in run.lines
+    assert (
+        "rypsok: warning: engines.ddg: the engine scrapes a human-facing page, at your risk "
+        "under the provider's terms; prefer an engine with an API"
+    ) in run.lines
 
 
 # -- 2. Search --------------------------------------------------------------------------------
@@ -108,8 +120,7 @@ def test_tutorial_5_step_1_with_the_switch_check_passes_and_warns(tmp_path: Path
 
 def test_tutorial_5_step_2_two_engines_answer(tmp_path: Path) -> None:
     with provider() as standin:
-        code, out, events = serve(tmp_path, standin,
-                                  (EXAMPLES / "first-search.jsonl").read_bytes())
+        code, out, events = serve(tmp_path, standin, (EXAMPLES / "first-search.jsonl").read_bytes())
     assert code == 0
     assert len(out.splitlines()) == 2
     result = answers(out)[2]["result"]
@@ -127,8 +138,7 @@ def test_tutorial_5_step_2_two_engines_answer(tmp_path: Path) -> None:
     # Never silent: scraping_enabled with the engine's name at startup.
     started = [e for e in events if e["event"] == "scraping_enabled"]
     assert started == [{**started[0], "level": "warn", "engine": "ddg"}]
-    assert events.index(started[0]) < next(i for i, e in enumerate(events)
-                                           if e["event"] == "call")
+    assert events.index(started[0]) < next(i for i, e in enumerate(events) if e["event"] == "call")
 
 
 def test_tutorial_5_step_2_at_most_ten_a_minute_one_at_a_time(tmp_path: Path) -> None:
@@ -142,7 +152,8 @@ def test_tutorial_5_step_2_at_most_ten_a_minute_one_at_a_time(tmp_path: Path) ->
     assert first["outcome"] == "ok" and first["notices"] == []
     assert second["outcome"] == "ok" and second["results"]  # a skip is not a failure
     assert {"code": "engine_skipped", "engine": "ddg", "reason": "rate_limited"} in (
-        second["notices"])
+        second["notices"]
+    )
     assert len(standin.to(DDG)) == 1 and len(standin.to(WIKI)) == 2
 
 
@@ -163,14 +174,18 @@ def test_tutorial_5_step_2_results_are_never_cached(tmp_path: Path) -> None:
 
 
 def test_tutorial_5_step_3_a_challenge_gives_partial_with_the_blocked_notice(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     with provider() as standin:
         standin.ddg = Reply(202, page("challenge.html"))
-        code, out, events = serve(tmp_path, standin, lines(
-            call(1, "web_search", {"query": "rust programming language"}),
-            call(2, "engine_status"),
-        ))
+        code, out, events = serve(
+            tmp_path,
+            standin,
+            lines(
+                call(1, "web_search", {"query": "rust programming language"}),
+                call(2, "engine_status"),
+            ),
+        )
     assert code == 0
     got = answers(out)
     answer = got[1]["result"]["structuredContent"]
@@ -186,7 +201,7 @@ def test_tutorial_5_step_3_a_challenge_gives_partial_with_the_blocked_notice(
 
 
 def test_tutorial_5_step_3_after_a_few_blocks_the_engine_is_open_then_tried_once(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     with provider() as standin:
         standin.ddg = Reply(200, page("challenge.html"))
@@ -199,7 +214,8 @@ def test_tutorial_5_step_3_after_a_few_blocks_the_engine_is_open_then_tried_once
         # Open: rypsok stops asking for a while...
         resting = search(core, query="rust")
         assert {"code": "engine_skipped", "engine": "ddg", "reason": "cooldown"} in (
-            resting["notices"])
+            resting["notices"]
+        )
         assert len(standin.to(DDG)) == asked
         # ...then tries once: the next real request is the probe.
         clock.now += core.config.resilience.first_cooldown_s + 1

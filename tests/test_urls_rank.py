@@ -69,8 +69,10 @@ RETURNED_URL_TABLE = [
     ("https://a.example/a%2fb/./c/../d//e", "https://a.example/a%2fb/./c/../d//e"),
     ("HTTPS://Example.ORG/Path#Frag", "HTTPS://Example.ORG/Path#Frag"),
     ("https://en.wikipedia.org/wiki/Rust_%26_Bone", "https://en.wikipedia.org/wiki/Rust_%26_Bone"),
-    ("https://en.wikipedia.org/wiki/Rust_(programming_language)",
-     "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+    (
+        "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+        "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+    ),
     ("https://de.wikipedia.org/wiki/Köln", "https://de.wikipedia.org/wiki/Köln"),
     ("https://a.example:/x", "https://a.example:/x"),
     ("https://a.example.:08443/x", "https://a.example.:08443/x"),
@@ -88,8 +90,11 @@ RETURNED_URL_TABLE = [
     ("https://a.example/p?utm%5Fsource=x&k=v", "https://a.example/p?k=v"),
     ("https://a.example/?a=1&&utm_source=x&b", "https://a.example/?a=1&b"),
     ("https://a.example/?z=%ZZ&gclid=1&y=%e2%82%ac", "https://a.example/?z=%ZZ&y=%e2%82%ac"),
-    ("https://a.example/p?gclid=a&msclkid=b&mc_cid=c&mc_eid=d&yclid=e&_hsenc=f&_hsmi=g"
-     "&igshid=h&keep=1&utm_campaign=i&utm_content&utm_term=", "https://a.example/p?keep=1"),
+    (
+        "https://a.example/p?gclid=a&msclkid=b&mc_cid=c&mc_eid=d&yclid=e&_hsenc=f&_hsmi=g"
+        "&igshid=h&keep=1&utm_campaign=i&utm_content&utm_term=",
+        "https://a.example/p?keep=1",
+    ),
     # Host in ASCII (IDNA) form; ASCII labels, port, path and fragment untouched.
     ("https://bücher.example/straße?x=1", "https://xn--bcher-kva.example/straße?x=1"),
     ("https://Bücher.EXAMPLE.:8443/a#b", "https://xn--bcher-kva.EXAMPLE.:8443/a#b"),
@@ -116,44 +121,121 @@ def test_req_rank_003_every_listed_tracking_parameter_is_removed() -> None:
 
 def test_req_rank_003_a_host_web_fetch_would_refuse_is_invalid() -> None:
     for url in (
-        "https://.example/", "https://a..example/", "https://a.example../",
-        "https://localhost/", "https://LOCALHOST./", "https://example/", "https://intranet./",
-        "https://printer.local/", "https://db.internal/", "https://1.0.0.127.in-addr.arpa/",
-        "https://app.localhost/", "https://-a.example/", "https://a%2eexample/",
-        "https://a!b.example/", "https://xn--a.example\u3002evil/",
-        "http://10.0.0.1/", "http://127.0.0.1/", "http://0.0.0.0/", "http://169.254.169.254/",
-        "http://100.64.0.1/", "http://192.168.1.1/", "http://224.0.0.1/", "http://240.0.0.1/",
-        "http://255.255.255.255/", "http://2130706433/", "http://0x7f.1/", "http://0177.0.0.1/",
-        "http://127.1/", "http://010.8.8.8/", "http://1.2.3.999/", "http://foo.0x1f/",
-        "http://1.2.3.4.5/", "http://[::1]/", "http://[::]/", "http://[::ffff:10.0.0.1]/",
-        "http://[::ffff:7f00:1]/", "http://[fe80::1]/", "http://[fe80::1%25eth0]/",
-        "http://[fc00::1]/", "http://[fec0::1]/", "http://[ff0e::1]/", "http://[2001:db8::1]/",
-        "http://[64:ff9b::808:808]/", "http://[::8.8.8.8]/", "http://[2002:a00:1::1]/",
-        "http://[v1.x]/", "http://[2001:4860::1/", "http://[2001:4860::1]x/",
-        "http://\uff11\uff12\uff17.\uff10.\uff10.\uff11/", "http://127.0.0.\uff11/",
+        "https://.example/",
+        "https://a..example/",
+        "https://a.example../",
+        "https://localhost/",
+        "https://LOCALHOST./",
+        "https://example/",
+        "https://intranet./",
+        "https://printer.local/",
+        "https://db.internal/",
+        "https://1.0.0.127.in-addr.arpa/",
+        "https://app.localhost/",
+        "https://-a.example/",
+        "https://a%2eexample/",
+        "https://a!b.example/",
+        "https://xn--a.example\u3002evil/",
+        "http://10.0.0.1/",
+        "http://127.0.0.1/",
+        "http://0.0.0.0/",
+        "http://169.254.169.254/",
+        "http://100.64.0.1/",
+        "http://192.168.1.1/",
+        "http://224.0.0.1/",
+        "http://240.0.0.1/",
+        "http://255.255.255.255/",
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://0177.0.0.1/",
+        "http://127.1/",
+        "http://010.8.8.8/",
+        "http://1.2.3.999/",
+        "http://foo.0x1f/",
+        "http://1.2.3.4.5/",
+        "http://[::1]/",
+        "http://[::]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[::ffff:7f00:1]/",
+        "http://[fe80::1]/",
+        "http://[fe80::1%25eth0]/",
+        "http://[fc00::1]/",
+        "http://[fec0::1]/",
+        "http://[ff0e::1]/",
+        "http://[2001:db8::1]/",
+        "http://[64:ff9b::808:808]/",
+        "http://[::8.8.8.8]/",
+        "http://[2002:a00:1::1]/",
+        "http://[v1.x]/",
+        "http://[2001:4860::1/",
+        "http://[2001:4860::1]x/",
+        "http://\uff11\uff12\uff17.\uff10.\uff10.\uff11/",
+        "http://127.0.0.\uff11/",
     ):
         assert normalize(url) == DroppedUrl("url_invalid"), url
 
 
 def test_req_rank_003_the_host_predicate_matches_the_rules() -> None:
-    for host in ("a.example", "A.Example.", "bücher.example", "8.8.8.8", "[2001:4860::1]",
-                 "0x8.0x8.0x8.0x8", "a_b.example"):
+    for host in (
+        "a.example",
+        "A.Example.",
+        "bücher.example",
+        "8.8.8.8",
+        "[2001:4860::1]",
+        "0x8.0x8.0x8.0x8",
+        "a_b.example",
+    ):
         assert not refuses_host(host), host
-    for host in ("", ".", "localhost", "single", "x.local", "x.arpa", "10.1.2.3", "[::1]",
-                 "2130706433", "a..b", "[2001:4860::1"):
+    for host in (
+        "",
+        ".",
+        "localhost",
+        "single",
+        "x.local",
+        "x.arpa",
+        "10.1.2.3",
+        "[::1]",
+        "2130706433",
+        "a..b",
+        "[2001:4860::1",
+    ):
         assert refuses_host(host), host
 
 
-@pytest.mark.parametrize("url", [
-    "javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://a.example/", "file:///etc/passwd",
-    "mailto:a@a.example", "ws://a.example/", "https:a.example/x", "//a.example/x",
-    "a.example/x", "", "https://", "https:///x", "http://:80/", "https://user:pw@a.example/",
-    "https://@a.example/", "https://a.example:0/", "https://a.example:65536/",
-    "https://a.example:8o/", "https://a.example:123456/", "https://a.example/ x",
-    " https://a.example/", "https://a.example/\tx", "https://a.example/x\n",
-    "https://a.example/\u200bx", "https://a.example/\u202ex", "https://a.example/\x00",
-    "https://exa mple.com/", "https://a.example/\ud800", "https://a.example\\@b.example/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "data:text/html,<b>x</b>",
+        "ftp://a.example/",
+        "file:///etc/passwd",
+        "mailto:a@a.example",
+        "ws://a.example/",
+        "https:a.example/x",
+        "//a.example/x",
+        "a.example/x",
+        "",
+        "https://",
+        "https:///x",
+        "http://:80/",
+        "https://user:pw@a.example/",
+        "https://@a.example/",
+        "https://a.example:0/",
+        "https://a.example:65536/",
+        "https://a.example:8o/",
+        "https://a.example:123456/",
+        "https://a.example/ x",
+        " https://a.example/",
+        "https://a.example/\tx",
+        "https://a.example/x\n",
+        "https://a.example/\u200bx",
+        "https://a.example/\u202ex",
+        "https://a.example/\x00",
+        "https://exa mple.com/",
+        "https://a.example/\ud800",
+        "https://a.example\\@b.example/",
+    ],
+)
 def test_results_dropped_url_invalid(url: str) -> None:
     assert normalize(url) == DroppedUrl("url_invalid")
 
@@ -244,21 +326,28 @@ def test_req_rank_002_comparison_key_form() -> None:
 
 
 def test_req_rank_004_duplicates_across_engines_merge() -> None:
-    a = EngineAnswer("alpha", 10, (
-        obs("https://one.example/x?utm_source=a", "A one", "a snippet one"),
-        obs("https://two.example/", "A two", "a snippet two"),
-    ))
-    b = EngineAnswer("beta", 20, (
-        obs("https://ONE.example:443/x#frag", "B one", "b snippet one"),
-        obs("https://three.example/", "B three", "b snippet three"),
-    ))
+    a = EngineAnswer(
+        "alpha",
+        10,
+        (
+            obs("https://one.example/x?utm_source=a", "A one", "a snippet one"),
+            obs("https://two.example/", "A two", "a snippet two"),
+        ),
+    )
+    b = EngineAnswer(
+        "beta",
+        20,
+        (
+            obs("https://ONE.example:443/x#frag", "B one", "b snippet one"),
+            obs("https://three.example/", "B three", "b snippet three"),
+        ),
+    )
     ranking = rank([a, b], 10)
     merged = [r for r in ranking.results if r.key == "//one.example/x"]
     assert len(merged) == 1
     one = merged[0]
     # Both at rank 1: preference breaks the tie, so alpha's title, snippet and URL.
-    assert (one.title, one.snippet, one.url) == ("A one", "a snippet one",
-                                                 "https://one.example/x")
+    assert (one.title, one.snippet, one.url) == ("A one", "a snippet one", "https://one.example/x")
     assert one.observations == (Seen("alpha", 1), Seen("beta", 1))
     assert one.engines == ("alpha", "beta")
     assert len(ranking.results) == 3
@@ -298,10 +387,18 @@ def test_req_rank_004_one_engine_listing_a_page_twice_counts_once() -> None:
 
 def test_req_rank_001_merged_result_holds_url_key_date_and_observations() -> None:
     a = EngineAnswer("alpha", 10, (obs("https://d.example/", "A"),))
-    b = EngineAnswer("beta", 20, (obs("https://n.example/"), obs("https://d.example/", "B",
-                                                                   date="2026-07-19")))
-    c = EngineAnswer("gamma", 30, (obs("https://n2.example/"), obs("https://n3.example/"),
-                                   obs("https://d.example/", date="2026-01-01")))
+    b = EngineAnswer(
+        "beta", 20, (obs("https://n.example/"), obs("https://d.example/", "B", date="2026-07-19"))
+    )
+    c = EngineAnswer(
+        "gamma",
+        30,
+        (
+            obs("https://n2.example/"),
+            obs("https://n3.example/"),
+            obs("https://d.example/", date="2026-01-01"),
+        ),
+    )
     merged = next(r for r in rank([a, b, c], 10).results if r.key == "//d.example/")
     assert merged.url == "https://d.example/"
     assert merged.title == "A"
@@ -313,10 +410,16 @@ def test_req_rank_001_merged_result_holds_url_key_date_and_observations() -> Non
 
 
 def test_req_rank_003_dropped_results_are_counted_by_reason_and_keep_their_rank() -> None:
-    a = EngineAnswer("alpha", 10, (
-        obs("javascript:alert(1)"), obs("https://localhost/"), obs("https://k.example/"),
-        obs("https://a.example/" + "x" * 2100),
-    ))
+    a = EngineAnswer(
+        "alpha",
+        10,
+        (
+            obs("javascript:alert(1)"),
+            obs("https://localhost/"),
+            obs("https://k.example/"),
+            obs("https://a.example/" + "x" * 2100),
+        ),
+    )
     b = EngineAnswer("beta", 20, (obs("javascript:alert(1)"), obs("ftp://f.example/")))
     ranking = rank([a, b], 10)
     assert ranking.dropped == (("url_invalid", 3), ("url_too_long", 1))
@@ -341,8 +444,9 @@ def test_req_rank_005_fusion_is_integer_reciprocal_rank() -> None:
 def test_req_rank_005_agreement_ranks_higher() -> None:
     alone = [f"https://a{i}.example/" for i in range(1, 10)]
     a = answer("alpha", 10, *alone, "https://shared.example/")
-    b = answer("beta", 20, *[f"https://b{i}.example/" for i in range(1, 10)],
-               "https://shared.example/")
+    b = answer(
+        "beta", 20, *[f"https://b{i}.example/" for i in range(1, 10)], "https://shared.example/"
+    )
     ranking = rank([a, b], 20)
     # Two engines at rank 10 outrank either engine's first place.
     assert ranking.results[0].url == "https://shared.example/"
@@ -374,8 +478,13 @@ def test_req_rank_006_equal_scores_order_by_best_rank_preference_and_key(
     b = answer("beta", 10, "https://r2a.example/", "https://r1b.example/", "https://r3.example/")
     # Leads (rank, preference): r1a (1, 20), r2b (2, 20), r2a (1, 10), r1b (2, 10),
     # r3 (3, 10); ordered by best rank, then preference.
-    expected = ["https://r2a.example/", "https://r1a.example/", "https://r1b.example/",
-                "https://r2b.example/", "https://r3.example/"]
+    expected = [
+        "https://r2a.example/",
+        "https://r1a.example/",
+        "https://r1b.example/",
+        "https://r2b.example/",
+        "https://r3.example/",
+    ]
     assert urls_of(rank([a, b], 10)) == expected
     assert urls_of(rank([b, a], 10)) == expected
     # Same rank and preference: the key.
@@ -395,8 +504,10 @@ def test_req_rank_006_score_comes_before_best_rank() -> None:
 
 
 def test_req_rank_007_cut_to_max_results() -> None:
-    answers = [answer(f"e{n}", n, *[f"https://r{(i * (n + 1)) % 17}.example/" for i in range(10)])
-               for n in range(3)]
+    answers = [
+        answer(f"e{n}", n, *[f"https://r{(i * (n + 1)) % 17}.example/" for i in range(10)])
+        for n in range(3)
+    ]
     full = rank(answers, 100).results
     assert len(full) > 5
     assert rank(answers, 5).results == full[:5]
@@ -414,27 +525,41 @@ def test_rank_refuses_an_engine_that_answers_twice() -> None:
 # -- REQ-ARCH-004 / REQ-TEST-011: determinism ---------------------------------------------
 
 POOL = [
-    "https://a.example/", "http://a.example/", "https://A.example/#f", "https://b.example/x",
-    "https://b.example/x?utm_source=1", "https://c.example/", "http://d.example/",
-    "https://e.example/?q=1&r", "javascript:void(0)", "https://localhost/",
-    "https://bücher.example/", "https://xn--bcher-kva.example/", "http://8.8.8.8/",
+    "https://a.example/",
+    "http://a.example/",
+    "https://A.example/#f",
+    "https://b.example/x",
+    "https://b.example/x?utm_source=1",
+    "https://c.example/",
+    "http://d.example/",
+    "https://e.example/?q=1&r",
+    "javascript:void(0)",
+    "https://localhost/",
+    "https://bücher.example/",
+    "https://xn--bcher-kva.example/",
+    "http://8.8.8.8/",
 ]
 
 
 @st.composite
 def engine_answers(draw: st.DrawFn) -> list[EngineAnswer]:
     count = draw(st.integers(min_value=1, max_value=5))
-    ids = draw(st.lists(st.sampled_from("abcdefgh"), min_size=count, max_size=count,
-                        unique=True))
+    ids = draw(st.lists(st.sampled_from("abcdefgh"), min_size=count, max_size=count, unique=True))
     answers = []
     for engine in ids:
         preference = draw(st.integers(min_value=0, max_value=3))  # ties on purpose
-        items = draw(st.lists(
-            st.builds(Observation, st.sampled_from(POOL), st.sampled_from(["t1", "t2"]),
-                      st.sampled_from(["s1", "s2"]),
-                      st.sampled_from([None, "2026-01-01", "2025-05-05"])),
-            max_size=8,
-        ))
+        items = draw(
+            st.lists(
+                st.builds(
+                    Observation,
+                    st.sampled_from(POOL),
+                    st.sampled_from(["t1", "t2"]),
+                    st.sampled_from(["s1", "s2"]),
+                    st.sampled_from([None, "2026-01-01", "2025-05-05"]),
+                ),
+                max_size=8,
+            )
+        )
         answers.append(EngineAnswer(engine, preference, tuple(items)))
     return answers
 
@@ -482,16 +607,66 @@ def test_req_arch_004_order_is_total_and_sorted_by_the_rules(
 # -- REQ-TEST-013: properties of URL handling ---------------------------------------------
 
 URL_PIECES = st.one_of(
-    st.sampled_from(["/", "?", "#", "&", "=", "%", "%2", "%7e", "%7E", "%C3%A9", "%zz", ":",
-                     "@", "[", "]", ".", "..", "a", "Z", "é", "ü", "+", ";", "utm_source=x",
-                     "fbclid=1", "gclid", "q=1", "\\", " ", "\u200b", "xn--", "-", "_"]),
+    st.sampled_from(
+        [
+            "/",
+            "?",
+            "#",
+            "&",
+            "=",
+            "%",
+            "%2",
+            "%7e",
+            "%7E",
+            "%C3%A9",
+            "%zz",
+            ":",
+            "@",
+            "[",
+            "]",
+            ".",
+            "..",
+            "a",
+            "Z",
+            "é",
+            "ü",
+            "+",
+            ";",
+            "utm_source=x",
+            "fbclid=1",
+            "gclid",
+            "q=1",
+            "\\",
+            " ",
+            "\u200b",
+            "xn--",
+            "-",
+            "_",
+        ]
+    ),
     st.text(max_size=3),
 )
-HOSTS = st.sampled_from([
-    "a.example", "A.Example.", "bücher.example", "8.8.8.8", "2130706433", "[2001:4860::1]",
-    "[::1]", "localhost", "a..example", "", "x.local", "0x8.8.8.8", "Пример.РФ", "a.example:8080",
-    "a.example:", "a.example:99999", "u@a.example",
-])
+HOSTS = st.sampled_from(
+    [
+        "a.example",
+        "A.Example.",
+        "bücher.example",
+        "8.8.8.8",
+        "2130706433",
+        "[2001:4860::1]",
+        "[::1]",
+        "localhost",
+        "a..example",
+        "",
+        "x.local",
+        "0x8.8.8.8",
+        "Пример.РФ",
+        "a.example:8080",
+        "a.example:",
+        "a.example:99999",
+        "u@a.example",
+    ]
+)
 
 
 @st.composite
@@ -548,8 +723,7 @@ def test_req_test_013_no_tracking_parameter_survives(url: str) -> None:
         before_fragment = result.url.split("#", 1)[0]
         if "?" in before_fragment:
             query = before_fragment.split("?", 1)[1]
-            assert not any(is_tracking_parameter(p.split("=", 1)[0])
-                           for p in query.split("&"))
+            assert not any(is_tracking_parameter(p.split("=", 1)[0]) for p in query.split("&"))
 
 
 @settings(max_examples=500)

@@ -158,20 +158,34 @@ def test_req_mcp_002_pyz_serves_mcp_on_stdio_with_plain_python(
 ) -> None:
     import json
 
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
-    lines = "".join(json.dumps(m) + "\n" for m in (
-        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "engine_status", "arguments": {}, "_meta": meta}},
-    ))
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    lines = "".join(
+        json.dumps(m) + "\n"
+        for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "engine_status", "arguments": {}, "_meta": meta},
+            },
+        )
+    )
     home = tmp_path / "home"
     home.mkdir()
     proc = subprocess.run(
-        [_base_python(), str(two_builds[0]), "serve"], cwd=tmp_path, input=lines,
+        [_base_python(), str(two_builds[0]), "serve"],
+        cwd=tmp_path,
+        input=lines,
         env={"PATH": os.defpath, "HOME": str(home), "SHIV_ROOT": str(tmp_path / "shiv")},
-        capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
@@ -191,9 +205,14 @@ def test_req_doc_002_tutorial_1_runs_end_to_end_from_the_pyz(
     env = {"SHIV_ROOT": str(tmp_path / "shiv")}
     [check_run] = [c for c in RECORD.CHECKS if c.answer == "check-tutorial-1.txt"]
     [scenario] = [s for s in RECORD.SCENARIOS if s.name == "tutorial-1"]
-    fresh = {**RECORD.run_check(check_run, command, env),
-             **RECORD.run_scenario(scenario, command, env)}
-    assert sorted(fresh) == ["check-tutorial-1.txt", "tutorial-1-discover.json",
-                             "tutorial-1-search.json"]
+    fresh = {
+        **RECORD.run_check(check_run, command, env),
+        **RECORD.run_scenario(scenario, command, env),
+    }
+    assert sorted(fresh) == [
+        "check-tutorial-1.txt",
+        "tutorial-1-discover.json",
+        "tutorial-1-search.json",
+    ]
     for name, text in fresh.items():
         assert text == (RECORD.ANSWERS / name).read_text(encoding="utf-8"), name

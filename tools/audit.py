@@ -117,8 +117,15 @@ def from_project_record(name: str, pinned: str, record: Mapping[str, Any]) -> li
     for vuln in vulns:
         if not isinstance(vuln, Mapping) or vuln.get("withdrawn"):
             continue  # a withdrawn advisory is no advisory (pip-audit skips them too)
-        findings.append(Finding(name, pinned, str(vuln.get("id", "unnamed")),
-                                _strings(vuln.get("aliases")), _strings(vuln.get("fixed_in"))))
+        findings.append(
+            Finding(
+                name,
+                pinned,
+                str(vuln.get("id", "unnamed")),
+                _strings(vuln.get("aliases")),
+                _strings(vuln.get("fixed_in")),
+            )
+        )
     return findings
 
 
@@ -144,9 +151,15 @@ def merge(pins: Mapping[str, str], report: Mapping[str, Any], fetch: Fetch) -> O
             for vuln in vulns if isinstance(vulns, list) else []:
                 if not isinstance(vuln, Mapping):
                     continue
-                outcome.findings.append(Finding(
-                    name, pinned, str(vuln.get("id", "unnamed")),
-                    _strings(vuln.get("aliases")), _strings(vuln.get("fix_versions"))))
+                outcome.findings.append(
+                    Finding(
+                        name,
+                        pinned,
+                        str(vuln.get("id", "unnamed")),
+                        _strings(vuln.get("aliases")),
+                        _strings(vuln.get("fix_versions")),
+                    )
+                )
             continue
         try:
             outcome.findings.extend(from_project_record(name, pinned, fetch(name)))
@@ -183,14 +196,26 @@ def run_pip_audit(lock: Path) -> Mapping[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rypsok-audit-") as tmp:
         out = Path(tmp) / "report.json"
         cmd = [
-            sys.executable, "-m", "pip_audit",
-            "--requirement", str(lock), "--require-hashes", "--disable-pip",
-            "--progress-spinner", "off", "--cache-dir", str(Path(tmp) / "cache"),
-            "--format", "json", "--output", str(out),
+            sys.executable,
+            "-m",
+            "pip_audit",
+            "--requirement",
+            str(lock),
+            "--require-hashes",
+            "--disable-pip",
+            "--progress-spinner",
+            "off",
+            "--cache-dir",
+            str(Path(tmp) / "cache"),
+            "--format",
+            "json",
+            "--output",
+            str(out),
         ]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True,
-                                  timeout=PIP_AUDIT_TIMEOUT_S, check=False)
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=PIP_AUDIT_TIMEOUT_S, check=False
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PipAuditError(f"pip-audit did not run: {type(exc).__name__}") from exc
         if not out.is_file():
@@ -205,9 +230,12 @@ def run_pip_audit(lock: Path) -> Mapping[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Audit the locked runtime closure.")
     parser.add_argument("--lock", type=Path, default=LOCK, help="the lock file (requirements.lock)")
-    parser.add_argument("--strict", action="store_true",
-                        help="fail when a pin is older than PyPI's latest release and could "
-                             "not be audited (tools/release uses it)")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail when a pin is older than PyPI's latest release and could "
+        "not be audited (tools/release uses it)",
+    )
     args = parser.parse_args(argv)
     pins = read_lock(args.lock)
     if not pins:
@@ -225,10 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"audit: NOT AUDITED {name} {pins[name]}: {why}", file=sys.stderr)
     for name, why in sorted(outcome.outdated.items()):
         print(f"audit: NOT AUDITED (outdated pin) {name} {pins[name]}: {why}", file=sys.stderr)
-    summary = (f"{len(pins)} pinned packages; {len(outcome.by_pip_audit)} audited by pip-audit, "
-               f"{len(outcome.by_project_record)} from PyPI's project records, "
-               f"{len(outcome.unaudited) + len(outcome.outdated)} not audited; "
-               f"{len(outcome.findings)} known vulnerabilities")
+    summary = (
+        f"{len(pins)} pinned packages; {len(outcome.by_pip_audit)} audited by pip-audit, "
+        f"{len(outcome.by_project_record)} from PyPI's project records, "
+        f"{len(outcome.unaudited) + len(outcome.outdated)} not audited; "
+        f"{len(outcome.findings)} known vulnerabilities"
+    )
     if outcome.clean:
         print(f"audit: ok: {summary}", file=sys.stderr)
         return 0

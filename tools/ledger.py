@@ -101,8 +101,10 @@ def find_book(explicit: Path | None = None) -> Path:
     for path in candidates:
         if path is not None and path.is_file():
             return path
-    raise LedgerError("the book (shared/spec/rypsok-book.txt) was not found beside the "
-                      "repository; give --book or RYPSOK_BOOK")
+    raise LedgerError(
+        "the book (shared/spec/rypsok-book.txt) was not found beside the "
+        "repository; give --book or RYPSOK_BOOK"
+    )
 
 
 def read_requirements(text: str) -> list[Requirement]:
@@ -113,8 +115,10 @@ def read_requirements(text: str) -> list[Requirement]:
         match = HEADING.match(line)
         if match is None:
             if HEADING_LIKE.match(line):
-                raise LedgerError(f"line {number} looks like a requirement heading but does "
-                                  "not read 'ID Title \u2014 milestone \u00b7 method'")
+                raise LedgerError(
+                    f"line {number} looks like a requirement heading but does "
+                    "not read 'ID Title \u2014 milestone \u00b7 method'"
+                )
             continue
         req = Requirement(*match.groups())
         if req.id in seen:
@@ -177,17 +181,22 @@ def read_waivers(text: str, requirements: Sequence[Requirement]) -> Waivers:
             raise LedgerError(f"tools/ledger-waivers.toml: {key} needs its reason as text")
     for milestone in not_delivered:
         if milestone not in milestones or milestone == "All":
-            raise LedgerError(f"tools/ledger-waivers.toml: {milestone} is not a milestone "
-                              "the book's requirements name")
+            raise LedgerError(
+                f"tools/ledger-waivers.toml: {milestone} is not a milestone "
+                "the book's requirements name"
+            )
     for req_id in waived:
         if req_id not in t_ids:
-            raise LedgerError(f"tools/ledger-waivers.toml: {req_id} is not a T requirement "
-                              "of the book: remove the waiver")
+            raise LedgerError(
+                f"tools/ledger-waivers.toml: {req_id} is not a T requirement "
+                "of the book: remove the waiver"
+            )
     return Waivers(dict(not_delivered), dict(waived))
 
 
-def build(requirements: Sequence[Requirement], tests: Sequence[TestRef],
-          waivers: Waivers) -> list[Row]:
+def build(
+    requirements: Sequence[Requirement], tests: Sequence[TestRef], waivers: Waivers
+) -> list[Row]:
     """One row per T requirement, with its tests and whether the gate requires it."""
     by_id: dict[str, list[TestRef]] = {}
     for ref in tests:
@@ -212,17 +221,22 @@ def missing(rows: Iterable[Row]) -> list[Row]:
 
 def load(book: Path | None = None, tests: Path = TESTS, waivers: Path = WAIVERS) -> list[Row]:
     requirements = read_requirements(find_book(book).read_text(encoding="utf-8"))
-    return build(requirements, collect_tests(tests),
-                 read_waivers(waivers.read_text(encoding="utf-8"), requirements))
+    return build(
+        requirements,
+        collect_tests(tests),
+        read_waivers(waivers.read_text(encoding="utf-8"), requirements),
+    )
 
 
 def counts(rows: Sequence[Row]) -> str:
     required = [r for r in rows if r.required]
     waived = [r for r in rows if r.status == "waived"]
     later = [r for r in rows if r.status == "later"]
-    return (f"T requirements: {len(rows)}; required now: {len(required)}, "
-            f"covered {len(required) - len(missing(rows))}, uncovered {len(missing(rows))}; "
-            f"waived {len(waived)}; later milestones {len(later)}")
+    return (
+        f"T requirements: {len(rows)}; required now: {len(required)}, "
+        f"covered {len(required) - len(missing(rows))}, uncovered {len(missing(rows))}; "
+        f"waived {len(waived)}; later milestones {len(later)}"
+    )
 
 
 def table(rows: Sequence[Row]) -> list[str]:
@@ -231,15 +245,20 @@ def table(rows: Sequence[Row]) -> list[str]:
         req = row.requirement
         first = str(row.tests[0]) if row.tests else (row.why or "-")
         more = f" (+{len(row.tests) - 1})" if len(row.tests) > 1 else ""
-        lines.append(f"{req.id:14} {req.milestone:3} {row.status:8} {len(row.tests):3}  "
-                     f"{req.title[:40]:40}  {first}{more}")
+        lines.append(
+            f"{req.id:14} {req.milestone:3} {row.status:8} {len(row.tests):3}  "
+            f"{req.title[:40]:40}  {first}{more}"
+        )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="T requirements of the book and their tests.")
-    parser.add_argument("--missing", action="store_true",
-                        help="list only the required T requirements that have no test")
+    parser.add_argument(
+        "--missing",
+        action="store_true",
+        help="list only the required T requirements that have no test",
+    )
     parser.add_argument("--book", type=Path, help="the book's text (default: shared/spec/)")
     parser.add_argument("--tests", type=Path, default=TESTS, help=argparse.SUPPRESS)
     parser.add_argument("--waivers", type=Path, default=WAIVERS, help=argparse.SUPPRESS)

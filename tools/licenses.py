@@ -230,8 +230,9 @@ def hinted_ids(pkg: Package) -> tuple[set[str], list[str]]:
     return hints, unknown
 
 
-def problems_of(pkg: Package, locked: str, entry: Mapping[str, Any] | None,
-                allowed: Iterable[str]) -> list[str]:
+def problems_of(
+    pkg: Package, locked: str, entry: Mapping[str, Any] | None, allowed: Iterable[str]
+) -> list[str]:
     """Everything wrong with one package; empty when its license is allowed and recorded."""
     if pkg.version != locked:
         return [f"installed {pkg.version}, locked {locked}: run tools/setup"]
@@ -251,21 +252,26 @@ def problems_of(pkg: Package, locked: str, entry: Mapping[str, Any] | None,
         except ExpressionError as exc:
             return [f"its License-Expression cannot be read: {exc}"]
         if not same:
-            found.append(f"License-Expression is {pkg.expression!r}, the allow file records "
-                         f"{recorded!r}: read the new license and update the entry")
+            found.append(
+                f"License-Expression is {pkg.expression!r}, the allow file records "
+                f"{recorded!r}: read the new license and update the entry"
+            )
     else:
         if entry.get("version") != pkg.version:
             read = entry.get("version") or "no version"
-            found.append(f"no License-Expression, and the license was read by hand from "
-                         f"{read}, not {pkg.version}: read it again")
+            found.append(
+                f"no License-Expression, and the license was read by hand from "
+                f"{read}, not {pkg.version}: read it again"
+            )
         if not str(entry.get("reason", "")).strip():
             found.append("no License-Expression, and its entry gives no reason")
         hints, unknown = hinted_ids(pkg)
         for classifier in unknown:
             found.append(f"unmapped license classifier {classifier!r}: read the files, map it here")
         if hints and not hints & terms(node):
-            found.append(f"the metadata suggests {sorted(hints)}, "
-                         f"the allow file records {recorded!r}")
+            found.append(
+                f"the metadata suggests {sorted(hints)}, the allow file records {recorded!r}"
+            )
     if not satisfiable(node, allowed):
         found.append(f"{recorded} is not satisfiable with the allowed licenses")
     if not pkg.has_notice:
@@ -282,8 +288,9 @@ def load_allow(path: Path) -> tuple[list[str], dict[str, Mapping[str, Any]]]:
     return list(allowed), {canonical(k): v for k, v in packages.items() if isinstance(v, dict)}
 
 
-def check(pins: Mapping[str, str], allowed: list[str],
-          entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def check(
+    pins: Mapping[str, str], allowed: list[str], entries: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
     """Problems of the whole closure, one line each, prefixed with the package."""
     found: list[str] = []
     for name, locked in sorted(pins.items()):
@@ -291,8 +298,9 @@ def check(pins: Mapping[str, str], allowed: list[str],
         if pkg is None:
             found.append(f"{name} {locked}: not installed for {sys.executable}: run tools/setup")
             continue
-        found += [f"{name} {locked}: {p}" for p in problems_of(pkg, locked, entries.get(name),
-                                                              allowed)]
+        found += [
+            f"{name} {locked}: {p}" for p in problems_of(pkg, locked, entries.get(name), allowed)
+        ]
     for name in sorted(set(entries) - set(pins)):
         found.append(f"{name}: listed in tools/license-allow.toml but not in the lock: remove it")
     return found
@@ -322,8 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     if found:
         print(f"licenses: FAILED: {len(found)} problems in {len(pins)} packages", file=sys.stderr)
         return 1
-    print(f"licenses: ok: {len(pins)} runtime packages, each under an allowed license",
-          file=sys.stderr)
+    print(
+        f"licenses: ok: {len(pins)} runtime packages, each under an allowed license",
+        file=sys.stderr,
+    )
     return 0
 
 

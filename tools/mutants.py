@@ -68,34 +68,64 @@ class Group:
 
 # The six security modules of the book's release checks, mapped to this build.
 GROUPS: tuple[Group, ...] = (
-    Group("egress",
-          ("rypsok/core/net/egress.py", "rypsok/core/net/rules.py",
-           "rypsok/core/fetch/intake.py"),
-          # the rules' own errors are checked through the configuration, and their
-          # width warning through check's report
-          ("tests/test_egress.py", "tests/test_fetch_intake.py", "tests/test_properties_egress.py",
-           "tests/test_config_values.py", "tests/test_check_report.py")),
+    Group(
+        "egress",
+        ("rypsok/core/net/egress.py", "rypsok/core/net/rules.py", "rypsok/core/fetch/intake.py"),
+        # the rules' own errors are checked through the configuration, and their
+        # width warning through check's report
+        (
+            "tests/test_egress.py",
+            "tests/test_fetch_intake.py",
+            "tests/test_properties_egress.py",
+            "tests/test_config_values.py",
+            "tests/test_check_report.py",
+        ),
+    ),
     # The fetch intake is check_url's caller: its tests read the privacy verdicts too.
-    Group("privacy", ("rypsok/core/privacy.py",),
-          ("tests/test_privacy.py", "tests/test_properties_privacy.py",
-           "tests/test_fetch_intake.py"),
-          ("tests/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
-           "linear_time",)),
-    Group("boundary", ("rypsok/core/boundary.py",),
-          ("tests/test_boundary.py", "tests/test_boundary_anchors.py",
-           "tests/test_properties_boundary.py")),
-    Group("robots", ("rypsok/core/fetch/robots.py",),
-          ("tests/test_robots.py", "tests/test_properties_robots.py")),
-    Group("http",
-          ("rypsok/protocol/http/gate.py", "rypsok/protocol/http/refusals.py",
-           "rypsok/protocol/http/auth.py"),
-          ("tests/test_http_listener.py", "tests/test_http_hostile.py",
-           "tests/test_http_clients.py", "tests/test_http_harness.py")),
+    Group(
+        "privacy",
+        ("rypsok/core/privacy.py",),
+        ("tests/test_privacy.py", "tests/test_properties_privacy.py", "tests/test_fetch_intake.py"),
+        (
+            "tests/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
+            "linear_time",
+        ),
+    ),
+    Group(
+        "boundary",
+        ("rypsok/core/boundary.py",),
+        (
+            "tests/test_boundary.py",
+            "tests/test_boundary_anchors.py",
+            "tests/test_properties_boundary.py",
+        ),
+    ),
+    Group(
+        "robots",
+        ("rypsok/core/fetch/robots.py",),
+        ("tests/test_robots.py", "tests/test_properties_robots.py"),
+    ),
+    Group(
+        "http",
+        (
+            "rypsok/protocol/http/gate.py",
+            "rypsok/protocol/http/refusals.py",
+            "rypsok/protocol/http/auth.py",
+        ),
+        (
+            "tests/test_http_listener.py",
+            "tests/test_http_hostile.py",
+            "tests/test_http_clients.py",
+            "tests/test_http_harness.py",
+        ),
+    ),
     # Sessions and callers: the session bound, and the caller tokens as they
     # are read and held (auth.py, which maps a token to its caller, is above).
-    Group("sessions",
-          ("rypsok/protocol/http/sessions.py", "rypsok/core/config/secrets.py"),
-          ("tests/test_http_listener.py", "tests/test_config_values.py")),
+    Group(
+        "sessions",
+        ("rypsok/protocol/http/sessions.py", "rypsok/core/config/secrets.py"),
+        ("tests/test_http_listener.py", "tests/test_config_values.py"),
+    ),
 )
 BY_NAME = {g.name: g for g in GROUPS}
 
@@ -119,6 +149,7 @@ TIMEOUT_CONSTANT_S = 5.0
 
 # ------------------------------------------------------------------ exclusions
 
+
 def _norm(text: str) -> str:
     """A source fragment with its whitespace collapsed, so indentation never matters."""
     return " ".join(text.split())
@@ -138,8 +169,9 @@ class Exclusion:
             return False
         if self.mutant is not None:
             return self.mutant == survivor.name
-        return (_norm(self.line or "") == _norm(survivor.line)
-                and any(_norm(m) == _norm(survivor.mutated) for m in self.mutated))
+        return _norm(self.line or "") == _norm(survivor.line) and any(
+            _norm(m) == _norm(survivor.mutated) for m in self.mutated
+        )
 
 
 class ExclusionError(ValueError):
@@ -169,12 +201,21 @@ def load_exclusions(path: Path) -> list[Exclusion]:
         mutated = [mutated] if isinstance(mutated, str) else mutated
         if not isinstance(mutated, list) or not all(isinstance(m, str) for m in mutated):
             raise ExclusionError(f"{at}: mutated is a line or a list of lines")
-        out.append(Exclusion(entry["module"], entry["function"], entry.get("line"),
-                             tuple(mutated), entry.get("mutant"), entry["reason"]))
+        out.append(
+            Exclusion(
+                entry["module"],
+                entry["function"],
+                entry.get("line"),
+                tuple(mutated),
+                entry.get("mutant"),
+                entry["reason"],
+            )
+        )
     return out
 
 
 # ------------------------------------------------------------------ results
+
 
 @dataclass
 class Survivor:
@@ -218,7 +259,7 @@ def function_of(mutant: str, module: str) -> str:
     dotted = module.removesuffix(".py").replace("/", ".")
     if not mutant.startswith(dotted + "."):
         raise ValueError(f"mutant {mutant} is not in {module}")
-    local = mutant[len(dotted) + 1:]
+    local = mutant[len(dotted) + 1 :]
     local = re.sub(r"__mutmut_\d+$", "", local)
     if local.startswith("xǁ"):  # methods: xǁClassǁmethod
         return local[2:].replace("ǁ", ".")
@@ -263,20 +304,24 @@ def apply_exclusions(survivors: Iterable[Survivor], exclusions: Sequence[Exclusi
                 break
 
 
-def unused_exclusions(results: Sequence[GroupResult],
-                      exclusions: Sequence[Exclusion]) -> list[Exclusion]:
+def unused_exclusions(
+    results: Sequence[GroupResult], exclusions: Sequence[Exclusion]
+) -> list[Exclusion]:
     """Entries for a fully checked module that no survivor matched: stale, to remove."""
     checked = {m for r in results if r.complete for m in r.modules}
     survivors = [s for r in results for s in r.survivors]
-    return [e for e in exclusions
-            if e.module in checked and not any(e.matches(s) for s in survivors)]
+    return [
+        e for e in exclusions if e.module in checked and not any(e.matches(s) for s in survivors)
+    ]
 
 
 # ------------------------------------------------------------------ running
 
+
 def tests_of(group: Group, root: Path) -> list[str]:
-    own = sorted(str(p.relative_to(root))
-                 for p in root.glob(f"tests/test_mutants_{group.name}*.py"))
+    own = sorted(
+        str(p.relative_to(root)) for p in root.glob(f"tests/test_mutants_{group.name}*.py")
+    )
     return [t for t in group.tests if (root / t).exists()] + own
 
 
@@ -310,26 +355,35 @@ def mutmut_config(group: Group, tests: Sequence[str], extra_pytest: Sequence[str
     pytest_args = ["-p", "no:cacheprovider", "--hypothesis-seed=0", *deselect, *extra_pytest]
     # mutmut looks for the word "mypy" among the arguments to read its JSON output. Its
     # generated lines carry "type: ignore", which strict mode would call unused.
-    mypy = [sys.executable, "-m", "mypy", "--output", "json", "--no-warn-unused-ignores",
-            *group.modules]
+    mypy = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--output",
+        "json",
+        "--no-warn-unused-ignores",
+        *group.modules,
+    ]
 
-    return "\n".join([
-        "",
-        "[tool.mutmut]",
-        'source_paths = ["rypsok"]',
-        # mutmut runs the tests inside mutants/: what they read beside the package too
-        f"also_copy = {toml_list(c for c in _COPY if c not in ('rypsok', 'tests'))}",
-        f"only_mutate = {toml_list(group.modules)}",
-        f"pytest_add_cli_args_test_selection = {toml_list(tests)}",
-        # no cache: a failed test must not reorder the next mutant's run
-        f"pytest_add_cli_args = {toml_list(pytest_args)}",
-        # A mutant the project's strict mypy rejects cannot pass the CI gate: caught.
-        f"type_check_command = {toml_list(mypy)}",
-        "use_git_change_detection = false",  # the copy has no .git
-        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
-        f"timeout_constant = {TIMEOUT_CONSTANT_S}",
-        "",
-    ])
+    return "\n".join(
+        [
+            "",
+            "[tool.mutmut]",
+            'source_paths = ["rypsok"]',
+            # mutmut runs the tests inside mutants/: what they read beside the package too
+            f"also_copy = {toml_list(c for c in _COPY if c not in ('rypsok', 'tests'))}",
+            f"only_mutate = {toml_list(group.modules)}",
+            f"pytest_add_cli_args_test_selection = {toml_list(tests)}",
+            # no cache: a failed test must not reorder the next mutant's run
+            f"pytest_add_cli_args = {toml_list(pytest_args)}",
+            # A mutant the project's strict mypy rejects cannot pass the CI gate: caught.
+            f"type_check_command = {toml_list(mypy)}",
+            "use_git_change_detection = false",  # the copy has no .git
+            f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+            f"timeout_constant = {TIMEOUT_CONSTANT_S}",
+            "",
+        ]
+    )
 
 
 def prepare(group: Group, workdir: Path, extra_pytest: Sequence[str]) -> list[str]:
@@ -347,8 +401,10 @@ def mutmut_command() -> list[str]:
     # mutmut's console-script entry, run by this interpreter (not `python -m mutmut`,
     # which mutmut warns loads its own module twice).
     if importlib.util.find_spec("mutmut") is None:
-        raise SystemExit("mutmut is not installed for this Python "
-                         "(pip install --require-hashes -r tools/mutants-requirements.lock)")
+        raise SystemExit(
+            "mutmut is not installed for this Python "
+            "(pip install --require-hashes -r tools/mutants-requirements.lock)"
+        )
     return [sys.executable, "-c", "from mutmut.__main__ import cli; cli()"]
 
 
@@ -356,9 +412,14 @@ def run_mutmut(workdir: Path, jobs: int, deadline: float | None) -> tuple[bool, 
     """Run mutmut to the end or the deadline; (finished, problem)."""
     log_path = workdir / "mutmut.log"
     with log_path.open("wb") as log_file:
-        proc = subprocess.Popen([*mutmut_command(), "run", "--max-children", str(jobs)],
-                                cwd=workdir, stdout=log_file, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [*mutmut_command(), "run", "--max-children", str(jobs)],
+            cwd=workdir,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             while proc.poll() is None:
                 if deadline is not None and time.monotonic() > deadline:
@@ -405,9 +466,14 @@ def diffs(workdir: Path, wanted: Sequence[tuple[str, str]]) -> dict[str, str]:
     """mutmut's diff of each (mutant, module), read in the group's work tree."""
     if not wanted:
         return {}
-    proc = subprocess.run([sys.executable, "-c", _DIFFS], cwd=workdir,
-                          input=json.dumps(list(wanted)).encode("utf-8"),
-                          capture_output=True, timeout=600, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _DIFFS],
+        cwd=workdir,
+        input=json.dumps(list(wanted)).encode("utf-8"),
+        capture_output=True,
+        timeout=600,
+        check=True,
+    )
     found: dict[str, str] = json.loads(proc.stdout)
     return found
 
@@ -419,7 +485,8 @@ def collect(group: Group, workdir: Path, result: GroupResult) -> None:
         if not meta.exists():
             continue
         codes: Mapping[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))[
-            "exit_code_by_key"]
+            "exit_code_by_key"
+        ]
         for name, code in sorted(codes.items()):
             result.mutants += 1
             status = classify(code)
@@ -435,12 +502,14 @@ def collect(group: Group, workdir: Path, result: GroupResult) -> None:
     text = diffs(workdir, [(name, module) for name, module, _ in open_ones])
     for name, module, status in open_ones:
         line, mutated = diff_lines(text[name])
-        result.survivors.append(Survivor(name, module, function_of(name, module), status,
-                                         line, mutated))
+        result.survivors.append(
+            Survivor(name, module, function_of(name, module), status, line, mutated)
+        )
 
 
-def run_group(group: Group, jobs: int, deadline: float | None, keep: bool,
-              extra_pytest: Sequence[str]) -> GroupResult:
+def run_group(
+    group: Group, jobs: int, deadline: float | None, keep: bool, extra_pytest: Sequence[str]
+) -> GroupResult:
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix=f"rypsok-mutants-{group.name}-")) / "tree"
     result = GroupResult(group.name, list(group.modules), [])
@@ -464,42 +533,77 @@ def run_group(group: Group, jobs: int, deadline: float | None, keep: bool,
 
 # ------------------------------------------------------------------ output
 
+
 def _say(text: str) -> None:
     print(f"mutants: {text}", file=sys.stderr, flush=True)
 
 
 def table(results: Sequence[GroupResult]) -> str:
-    head = ("group", "mutants", "killed", "(by mypy)", "timeouts", "survived", "excluded",
-            "unchecked", "seconds")
+    head = (
+        "group",
+        "mutants",
+        "killed",
+        "(by mypy)",
+        "timeouts",
+        "survived",
+        "excluded",
+        "unchecked",
+        "seconds",
+    )
     rows = [head] + [
-        (r.name, str(r.mutants), str(r.killed), str(r.by_mypy), str(r.timeouts), str(r.survived),
-         str(r.excluded), str(r.not_checked), f"{r.seconds:.0f}")
-        for r in results]
+        (
+            r.name,
+            str(r.mutants),
+            str(r.killed),
+            str(r.by_mypy),
+            str(r.timeouts),
+            str(r.survived),
+            str(r.excluded),
+            str(r.not_checked),
+            f"{r.seconds:.0f}",
+        )
+        for r in results
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-                     for row in rows)
+    return "\n".join(
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    )
 
 
 def survivor_text(s: Survivor) -> str:
-    return (f"  {s.module} {s.function} ({s.status}; mutmut name {s.name})\n"
-            f"    - {s.line.replace(chr(10), chr(10) + '      ')}\n"
-            f"    + {s.mutated.replace(chr(10), chr(10) + '      ')}")
+    return (
+        f"  {s.module} {s.function} ({s.status}; mutmut name {s.name})\n"
+        f"    - {s.line.replace(chr(10), chr(10) + '      ')}\n"
+        f"    + {s.mutated.replace(chr(10), chr(10) + '      ')}"
+    )
 
 
-def report_json(results: Sequence[GroupResult], stale: Sequence[Exclusion],
-                seconds: float) -> str:
+def report_json(results: Sequence[GroupResult], stale: Sequence[Exclusion], seconds: float) -> str:
     groups = []
     for r in results:
         entry = asdict(r)
         entry["caught"] = r.caught
         groups.append(entry)
-    return json.dumps({"seconds": round(seconds, 1), "groups": groups,
-                       "unused_exclusions": [asdict(e) for e in stale]}, indent=2,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {
+                "seconds": round(seconds, 1),
+                "groups": groups,
+                "unused_exclusions": [asdict(e) for e in stale],
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 # ------------------------------------------------------------------ main
+
 
 def judge(result: GroupResult, exclusions: Sequence[Exclusion]) -> None:
     for survivor in result.survivors:
@@ -509,21 +613,25 @@ def judge(result: GroupResult, exclusions: Sequence[Exclusion]) -> None:
     result.survived = len(result.survivors) - result.excluded
 
 
-def run_groups(names: Sequence[str], args: argparse.Namespace,
-               started: float) -> list[GroupResult]:
+def run_groups(names: Sequence[str], args: argparse.Namespace, started: float) -> list[GroupResult]:
     deadline = None if args.max_minutes is None else started + args.max_minutes * 60
     results: list[GroupResult] = []
     for name in dict.fromkeys(names):
         group = BY_NAME[name]
         if deadline is not None and time.monotonic() >= deadline:
-            results.append(GroupResult(name, list(group.modules), [],
-                                       problem="not started: the time budget ran out"))
+            results.append(
+                GroupResult(
+                    name, list(group.modules), [], problem="not started: the time budget ran out"
+                )
+            )
             continue
         result = run_group(group, args.jobs, deadline, args.keep, args.pytest_arg)
         results.append(result)
-        _say(f"{name}: {result.mutants} mutants, {result.caught} caught, "
-             f"{len(result.survivors)} not caught in {result.seconds:.0f} s"
-             + (f" ({result.problem})" if result.problem else ""))
+        _say(
+            f"{name}: {result.mutants} mutants, {result.caught} caught, "
+            f"{len(result.survivors)} not caught in {result.seconds:.0f} s"
+            + (f" ({result.problem})" if result.problem else "")
+        )
     return results
 
 
@@ -534,8 +642,11 @@ def load_report(path: Path, only: Sequence[str] | None) -> list[GroupResult]:
     for entry in data["groups"]:
         if only and entry["name"] not in only:
             continue
-        fields = {k: v for k, v in entry.items()
-                  if k in GroupResult.__dataclass_fields__ and k != "survivors"}
+        fields = {
+            k: v
+            for k, v in entry.items()
+            if k in GroupResult.__dataclass_fields__ and k != "survivors"
+        }
         result = GroupResult(**fields)
         result.survivors = [Survivor(**s) for s in entry["survivors"]]
         results.append(result)
@@ -544,23 +655,46 @@ def load_report(path: Path, only: Sequence[str] | None) -> list[GroupResult]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Mutation testing of rypsok's security modules (mutmut).")
-    parser.add_argument("--module", action="append", choices=sorted(BY_NAME),
-                        help="a group to run (repeatable; default: all, in the listed order)")
-    parser.add_argument("--max-minutes", type=float, default=None,
-                        help="stop after this many minutes; what ran is reported")
+        description="Mutation testing of rypsok's security modules (mutmut)."
+    )
+    parser.add_argument(
+        "--module",
+        action="append",
+        choices=sorted(BY_NAME),
+        help="a group to run (repeatable; default: all, in the listed order)",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="stop after this many minutes; what ran is reported",
+    )
     parser.add_argument("--report", type=Path, help="write the results as JSON here")
     parser.add_argument("--exclusions", type=Path, default=EXCLUSIONS)
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                        help="mutants tested at once (default: 2)")
-    parser.add_argument("--keep", action="store_true",
-                        help="keep each group's work tree (to inspect with mutmut show)")
-    parser.add_argument("--pytest-arg", action="append", default=[],
-                        help="an extra pytest argument for every run (repeatable)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="mutants tested at once (default: 2)",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep each group's work tree (to inspect with mutmut show)",
+    )
+    parser.add_argument(
+        "--pytest-arg",
+        action="append",
+        default=[],
+        help="an extra pytest argument for every run (repeatable)",
+    )
     parser.add_argument("--list", action="store_true", help="print the groups and stop")
-    parser.add_argument("--from-report", type=Path,
-                        help="judge the survivors of an earlier --report against the "
-                             "exclusion file as it is now, without running mutmut")
+    parser.add_argument(
+        "--from-report",
+        type=Path,
+        help="judge the survivors of an earlier --report against the "
+        "exclusion file as it is now, without running mutmut",
+    )
     args = parser.parse_args(argv)
 
     if args.list:
@@ -579,8 +713,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = run_groups(args.module or [g.name for g in GROUPS], args, started)
     for result in results:
         judge(result, exclusions)
-    seconds = sum(r.seconds for r in results) if args.from_report else (
-        time.monotonic() - started)
+    seconds = sum(r.seconds for r in results) if args.from_report else (time.monotonic() - started)
     stale = unused_exclusions(results, exclusions)
 
     print(table(results))

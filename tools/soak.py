@@ -92,29 +92,53 @@ def base_python() -> str:
 
 def build_pyz(folder: Path) -> Path:
     say("building the pyz (build_zipapp.py)")
-    proc = subprocess.run([sys.executable, str(REPO / "build_zipapp.py"), "--out", str(folder)],
-                          cwd=REPO, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "build_zipapp.py"), "--out", str(folder)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"soak: build_zipapp.py failed:\n{proc.stderr[-2000:]}")
     return folder / "rypsok.pyz"
 
 
-def start_sites(folder: Path, marker: str, max_bytes: int, seed: int, secret: str
-                ) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+def start_sites(
+    folder: Path, marker: str, max_bytes: int, seed: int, secret: str
+) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
     env = dict(os.environ, PYTHONPATH=str(TOOLS))
     with open(folder / "sites.log", "wb") as log:  # the child keeps its own descriptor
-        proc = subprocess.Popen([sys.executable, "-m", "soak.sites", "--dir", str(folder),
-                                 "--marker", marker, "--max-bytes", str(max_bytes),
-                                 "--seed", str(seed), "--secret", secret],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "soak.sites",
+                "--dir",
+                str(folder),
+                "--marker",
+                marker,
+                "--max-bytes",
+                str(max_bytes),
+                "--seed",
+                str(seed),
+                "--secret",
+                secret,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=env,
+        )
     assert proc.stdout is not None
     line = proc.stdout.readline()  # the child's first line, or b"" when it died
     if not line:
         proc.kill()
-        raise SystemExit("soak: the stand-ins did not start:\n"
-                         + (folder / "sites.log").read_text(errors="replace")[-2000:])
+        raise SystemExit(
+            "soak: the stand-ins did not start:\n"
+            + (folder / "sites.log").read_text(errors="replace")[-2000:]
+        )
     return proc, json.loads(line)
 
 
@@ -139,26 +163,43 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     span.add_argument("--seconds", type=float, help="the same in seconds")
     subject = parser.add_mutually_exclusive_group()
     subject.add_argument("--pyz", type=Path, help="soak this pyz instead of building one")
-    subject.add_argument("--from-source", action="store_true",
-                         help="soak `python -m rypsok` of this interpreter (no pyz)")
+    subject.add_argument(
+        "--from-source",
+        action="store_true",
+        help="soak `python -m rypsok` of this interpreter (no pyz)",
+    )
     parser.add_argument("--python", help="interpreter for the pyz (default: the base python)")
-    parser.add_argument("--max-bytes", type=int, default=5 * MIB,
-                        help="fetch.max_bytes, the size of the big pages (default 5 MiB)")
-    parser.add_argument("--fetch-deadline-ms", type=int, default=10_000,
-                        help="fetch.deadline_ms (default 10000)")
-    parser.add_argument("--request-timeout-s", type=int, default=30,
-                        help="service.http.request_timeout_s (default 30; at least the "
-                             "fetch deadline + 2 s)")
-    parser.add_argument("--margin-s", type=float, default=2.0,
-                        help="grace over each stated maximum before an answer is lost "
-                             "(default 2)")
-    parser.add_argument("--clients", type=int, default=4,
-                        help="modern keep-alive clients (default 4)")
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=5 * MIB,
+        help="fetch.max_bytes, the size of the big pages (default 5 MiB)",
+    )
+    parser.add_argument(
+        "--fetch-deadline-ms", type=int, default=10_000, help="fetch.deadline_ms (default 10000)"
+    )
+    parser.add_argument(
+        "--request-timeout-s",
+        type=int,
+        default=30,
+        help="service.http.request_timeout_s (default 30; at least the fetch deadline + 2 s)",
+    )
+    parser.add_argument(
+        "--margin-s",
+        type=float,
+        default=2.0,
+        help="grace over each stated maximum before an answer is lost (default 2)",
+    )
+    parser.add_argument(
+        "--clients", type=int, default=4, help="modern keep-alive clients (default 4)"
+    )
     parser.add_argument("--seed", type=int, help="for the pages and the load (default: random)")
     parser.add_argument("--json", type=Path, help="write the report here as JSON too")
-    parser.add_argument("--workdir", type=Path,
-                        help="keep the configuration, logs and pyz here (default: a "
-                             "temporary folder, removed)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the configuration, logs and pyz here (default: a temporary folder, removed)",
+    )
     args = parser.parse_args(argv)
     minutes = 5.0 if args.minutes is None else args.minutes
     seconds = args.seconds if args.seconds is not None else 60 * minutes
@@ -191,12 +232,15 @@ def soak(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     server: serving.Server | None = None
     hits: dict[str, int] = {}
     try:
-        settings = serving.Settings.make(args.max_bytes, args.fetch_deadline_ms,
-                                         args.request_timeout_s)
+        settings = serving.Settings.make(
+            args.max_bytes, args.fetch_deadline_ms, args.request_timeout_s
+        )
         site_ports = {str(k): int(v) for k, v in sites["sites"].items()}
         config_path = folder / "rypsok.toml"
-        config_path.write_text(serving.config_text(settings, site_ports, str(sites["wiki"]),
-                                                   str(sites["flaky"])), encoding="utf-8")
+        config_path.write_text(
+            serving.config_text(settings, site_ports, str(sites["wiki"]), str(sites["flaky"])),
+            encoding="utf-8",
+        )
         env = serving.server_env(folder, str(sites["ca"]), settings)
         if args.from_source:
             env["PYTHONPATH"] = str(REPO)  # the work tree's rypsok, whatever is installed
@@ -209,12 +253,21 @@ def soak(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             raise
         figures = serving.read_check(checking)
         say(f"check: {figures.memory_line}")
-        say(f"serving on 127.0.0.1:{server.port} (pid {server.pid}); load for "
-            f"{args.window_s:g} s")
-        plan = Plan(port=server.port, tokens=settings.tokens, sites=site_ports, marker=marker,
-                    secret=secret, seconds=args.window_s, margin_s=args.margin_s,
-                    maxima_ms=figures.maxima_ms, request_timeout_s=settings.request_timeout_s,
-                    idle_timeout_s=serving.IDLE_TIMEOUT_S, seed=seed, clients=args.clients)
+        say(f"serving on 127.0.0.1:{server.port} (pid {server.pid}); load for {args.window_s:g} s")
+        plan = Plan(
+            port=server.port,
+            tokens=settings.tokens,
+            sites=site_ports,
+            marker=marker,
+            secret=secret,
+            seconds=args.window_s,
+            margin_s=args.margin_s,
+            maxima_ms=figures.maxima_ms,
+            request_timeout_s=settings.request_timeout_s,
+            idle_timeout_s=serving.IDLE_TIMEOUT_S,
+            seed=seed,
+            clients=args.clients,
+        )
         record = asyncio.run(Soak(plan, server.pid, server.alive, say).run())
         bound = DEFAULT_SHUTDOWN_MS / 1000 + EXIT_SLACK_S
         code, took = server.stop(bound)
@@ -223,18 +276,28 @@ def soak(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             server.proc.kill()
             server.proc.wait(10)
         hits = stop_sites(sites_proc)
-    logs = reporting.read_logs(server.log_path, server.out_path,
-                               [marker, secret, *settings.tokens])
+    logs = reporting.read_logs(server.log_path, server.out_path, [marker, secret, *settings.tokens])
     ending = reporting.Ending(code, took, bound, record.crashed_at_s)
     return reporting.build(
-        record, estimate_mib=figures.estimate_mib, memory_line=figures.memory_line,
-        ending=ending, logs=logs, hits=hits, private_path=f"/{marker}/private/page",
+        record,
+        estimate_mib=figures.estimate_mib,
+        memory_line=figures.memory_line,
+        ending=ending,
+        logs=logs,
+        hits=hits,
+        private_path=f"/{marker}/private/page",
         margin_s=args.margin_s,
-        config={"subject": subject, "seed": seed, "max_bytes": args.max_bytes,
-                "fetch_deadline_ms": args.fetch_deadline_ms,
-                "request_timeout_s": args.request_timeout_s,
-                "idle_timeout_s": serving.IDLE_TIMEOUT_S, "maxima_ms": figures.maxima_ms,
-                "clients": args.clients})
+        config={
+            "subject": subject,
+            "seed": seed,
+            "max_bytes": args.max_bytes,
+            "fetch_deadline_ms": args.fetch_deadline_ms,
+            "request_timeout_s": args.request_timeout_s,
+            "idle_timeout_s": serving.IDLE_TIMEOUT_S,
+            "maxima_ms": figures.maxima_ms,
+            "clients": args.clients,
+        },
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

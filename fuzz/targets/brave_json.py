@@ -24,11 +24,21 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII, as the response prom
 
 
 def _driver(endpoint: str) -> brave.BraveDriver:
-    return brave.BraveDriver(EngineSettings(
-        id="brave", admission=brave.ADMISSION, enabled=True, categories=("general",),
-        preference=0, api_key_env="BRAVE_API_KEY", api_key_file_set=False, endpoint=endpoint,
-        base_url=None, credential=Secret("fuzz-token"), credential_problem=None,
-    ))
+    return brave.BraveDriver(
+        EngineSettings(
+            id="brave",
+            admission=brave.ADMISSION,
+            enabled=True,
+            categories=("general",),
+            preference=0,
+            api_key_env="BRAVE_API_KEY",
+            api_key_file_set=False,
+            endpoint=endpoint,
+            base_url=None,
+            credential=Secret("fuzz-token"),
+            credential_problem=None,
+        )
+    )
 
 
 _DRIVERS = (_driver("web"), _driver("news"))

@@ -15,8 +15,22 @@ from fuzz.harness import Input, instrumented, main
 with instrumented(__name__, ("charset_normalizer", "html5lib._inputstream")):
     from rypsok.core.fetch import charset
 
-_LABELS = (None, "utf-8", "UTF-16", "iso-8859-1", "windows-1251", "shift_jis", "euc-kr",
-           "iso-2022-jp", "gb18030", "x-user-defined", "replacement", "utf-7", "bogus", "")
+_LABELS = (
+    None,
+    "utf-8",
+    "UTF-16",
+    "iso-8859-1",
+    "windows-1251",
+    "shift_jis",
+    "euc-kr",
+    "iso-2022-jp",
+    "gb18030",
+    "x-user-defined",
+    "replacement",
+    "utf-7",
+    "bogus",
+    "",
+)
 
 
 def TestOneInput(data: bytes) -> None:

@@ -19,8 +19,14 @@ with instrumented(__name__):
     from rypsok.core.model import ToolError
     from rypsok.core.net.client import Response
 
-_BODIES = (b"<!doctype html><p>x", b"plain text", b"\xef\xbb\xbf<p>bom", b"\xff\xfeh\x00i\x00",
-           b"\x00\x01\x02\x03\x04", b"")
+_BODIES = (
+    b"<!doctype html><p>x",
+    b"plain text",
+    b"\xef\xbb\xbf<p>bom",
+    b"\xff\xfeh\x00i\x00",
+    b"\x00\x01\x02\x03\x04",
+    b"",
+)
 
 
 def TestOneInput(data: bytes) -> None:
@@ -38,8 +44,9 @@ def TestOneInput(data: bytes) -> None:
         pipeline._media_kind(response)
     except ToolError as error:
         assert error.kind == "unsupported_content"
-    assert charset.resolve(body, other) == charset.resolve(body, declared), \
+    assert charset.resolve(body, other) == charset.resolve(body, declared), (
         "the two readers disagree"
+    )
 
 
 if __name__ == "__main__":

@@ -18,16 +18,33 @@ with instrumented(__name__, ("html5lib",)):
     from rypsok.core.engines.base import ERROR_CLASSES, EngineFailure, header_lookup
 
 _STATUSES = (200, 200, 200, 202, 403, 429, 503, 301, 302, 404, 500, 418, 199, 600)
-_CONTENT_TYPES = (None, "text/html", "text/html; charset=utf-8", "text/html; charset=windows-1252",
-                  "text/html;charset=\"shift_jis\"", "text/html; charset=", "application/json",
-                  "text/html; charset=utf-16")
+_CONTENT_TYPES = (
+    None,
+    "text/html",
+    "text/html; charset=utf-8",
+    "text/html; charset=windows-1252",
+    'text/html;charset="shift_jis"',
+    "text/html; charset=",
+    "application/json",
+    "text/html; charset=utf-16",
+)
 _RETRY_AFTER = (None, "30", "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "-1")
 
-_DRIVER = duckduckgo.DuckDuckGoDriver(EngineSettings(
-    id="duckduckgo", admission=duckduckgo.ADMISSION, enabled=True, categories=("general",),
-    preference=0, api_key_env=None, api_key_file_set=False, endpoint=None, base_url=None,
-    credential=None, credential_problem=None,
-))
+_DRIVER = duckduckgo.DuckDuckGoDriver(
+    EngineSettings(
+        id="duckduckgo",
+        admission=duckduckgo.ADMISSION,
+        enabled=True,
+        categories=("general",),
+        preference=0,
+        api_key_env=None,
+        api_key_file_set=False,
+        endpoint=None,
+        base_url=None,
+        credential=None,
+        credential_problem=None,
+    )
+)
 
 
 def TestOneInput(data: bytes) -> None:

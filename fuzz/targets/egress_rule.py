@@ -16,9 +16,19 @@ with instrumented(__name__, ("ipaddress", "encodings.idna")):
     from rypsok.core.net.rules import Rule, RuleError, parse_rule
 
 _NAMES = ("example.org", "a.example.org", "xn--bcher-kva.example", "localhost", "")
-_ADDRESSES = tuple(map(ipaddress.ip_address, (
-    "10.1.2.3", "127.0.0.1", "169.254.169.254", "::1", "::ffff:10.1.2.3", "2001:db8::1",
-)))
+_ADDRESSES = tuple(
+    map(
+        ipaddress.ip_address,
+        (
+            "10.1.2.3",
+            "127.0.0.1",
+            "169.254.169.254",
+            "::1",
+            "::ffff:10.1.2.3",
+            "2001:db8::1",
+        ),
+    )
+)
 
 
 def TestOneInput(data: bytes) -> None:

@@ -35,8 +35,14 @@ def TestOneInput(data: bytes) -> None:
     assert cut == (len(cleaned.text) > limit)
     json.dumps(cleaned.text, ensure_ascii=False).encode("utf-8")
 
-    result = boundary.clean_result(title, snippet, title_markup=markup, snippet_markup=not markup,
-                                   title_max_chars=max(limit, 1), snippet_max_chars=limit)
+    result = boundary.clean_result(
+        title,
+        snippet,
+        title_markup=markup,
+        snippet_markup=not markup,
+        title_max_chars=max(limit, 1),
+        snippet_max_chars=limit,
+    )
     assert len(result.title) <= max(limit, 1) and len(result.snippet) <= limit
     json.dumps([result.title, result.snippet], ensure_ascii=False).encode("utf-8")
     boundary.tally([result])

@@ -24,15 +24,27 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII, as the response prom
 
 
 def _driver(base_url: str | None) -> wikipedia.WikipediaDriver:
-    return wikipedia.WikipediaDriver(EngineSettings(
-        id="wikipedia", admission=wikipedia.ADMISSION, enabled=True, categories=("general",),
-        preference=0, api_key_env=None, api_key_file_set=False, endpoint=None, base_url=base_url,
-        credential=None, credential_problem=None,
-    ))
+    return wikipedia.WikipediaDriver(
+        EngineSettings(
+            id="wikipedia",
+            admission=wikipedia.ADMISSION,
+            enabled=True,
+            categories=("general",),
+            preference=0,
+            api_key_env=None,
+            api_key_file_set=False,
+            endpoint=None,
+            base_url=base_url,
+            credential=None,
+            credential_problem=None,
+        )
+    )
 
 
-_DRIVERS = ((_driver(None), "https://"), (_driver("https://wiki.example/w"),
-                                          "https://wiki.example/wiki/"))
+_DRIVERS = (
+    (_driver(None), "https://"),
+    (_driver("https://wiki.example/w"), "https://wiki.example/wiki/"),
+)
 
 
 def TestOneInput(data: bytes) -> None:

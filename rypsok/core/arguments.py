@@ -24,8 +24,9 @@ def required_text(arguments: Mapping[str, Any], name: str) -> str:
     return value.strip()
 
 
-def integer_in_range(arguments: Mapping[str, Any], name: str, default: int, low: int,
-                     high: int) -> int:
+def integer_in_range(
+    arguments: Mapping[str, Any], name: str, default: int, low: int, high: int
+) -> int:
     """An integer (never a boolean) within low..high, or invalid_request stating the range."""
     value = arguments.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

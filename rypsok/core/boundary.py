@@ -144,18 +144,43 @@ def _in(cp: int, ranges: Ranges) -> bool:
 # renderer shows as nothing. Written out so the set does not follow the Python
 # version.
 _DEFAULT_IGNORABLE: Final[Ranges] = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
-    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
-    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
 
 # Prepended_Concatenation_Mark: format characters that are drawn (Arabic
 # number signs, the end-of-ayah sign), so they are writing, not invisible.
 _PREPENDED_MARKS: Final = frozenset(
-    (0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2,
-     0x110BD, 0x110CD)
+    (
+        0x0600,
+        0x0601,
+        0x0602,
+        0x0603,
+        0x0604,
+        0x0605,
+        0x06DD,
+        0x070F,
+        0x0890,
+        0x0891,
+        0x08E2,
+        0x110BD,
+        0x110CD,
+    )
 )
 
 # Line and space breaks that are whitespace to a reader: they become spaces
@@ -175,30 +200,62 @@ _VS_IDEOGRAPHIC: Final[Ranges] = ((0xE0100, 0xE01EF),)
 _VS_MONGOLIAN: Final = frozenset((0x180B, 0x180C, 0x180D, 0x180F))
 
 _ARABIC: Final[Ranges] = (
-    (0x0600, 0x06FF), (0x0750, 0x077F), (0x0870, 0x089F), (0x08A0, 0x08FF),
-    (0xFB50, 0xFDFF), (0xFE70, 0xFEFE), (0x10EC0, 0x10EFF), (0x1EE00, 0x1EEFF),
+    (0x0600, 0x06FF),
+    (0x0750, 0x077F),
+    (0x0870, 0x089F),
+    (0x08A0, 0x08FF),
+    (0xFB50, 0xFDFF),
+    (0xFE70, 0xFEFE),
+    (0x10EC0, 0x10EFF),
+    (0x1EE00, 0x1EEFF),
 )
 # The South Asian Brahmic blocks, each its own script: a joiner never joins
 # two scripts.
 _INDIC: Final[tuple[tuple[int, int, str], ...]] = (
-    (0x0900, 0x097F, "deva"), (0xA8E0, 0xA8FF, "deva"), (0x1CD0, 0x1CFF, "deva"),
-    (0x0980, 0x09FF, "beng"), (0x0A00, 0x0A7F, "guru"), (0x0A80, 0x0AFF, "gujr"),
-    (0x0B00, 0x0B7F, "orya"), (0x0B80, 0x0BFF, "taml"), (0x0C00, 0x0C7F, "telu"),
-    (0x0C80, 0x0CFF, "knda"), (0x0D00, 0x0D7F, "mlym"), (0x0D80, 0x0DFF, "sinh"),
+    (0x0900, 0x097F, "deva"),
+    (0xA8E0, 0xA8FF, "deva"),
+    (0x1CD0, 0x1CFF, "deva"),
+    (0x0980, 0x09FF, "beng"),
+    (0x0A00, 0x0A7F, "guru"),
+    (0x0A80, 0x0AFF, "gujr"),
+    (0x0B00, 0x0B7F, "orya"),
+    (0x0B80, 0x0BFF, "taml"),
+    (0x0C00, 0x0C7F, "telu"),
+    (0x0C80, 0x0CFF, "knda"),
+    (0x0D00, 0x0D7F, "mlym"),
+    (0x0D80, 0x0DFF, "sinh"),
 )
 _HAN: Final[Ranges] = (
-    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x3FFFF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3FFFF),
 )
 _MONGOLIAN: Final[Ranges] = ((0x1800, 0x18AF), (0x11660, 0x1167F))
 
 # An approximation of Extended_Pictographic, generous on purpose: it only
 # decides where a ZWJ or an emoji variation selector may stay.
 _PICTOGRAPHIC: Final[Ranges] = (
-    (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049),
-    (0x2122, 0x2122), (0x2139, 0x2139), (0x2194, 0x21AA), (0x231A, 0x23FF),
-    (0x24C2, 0x24C2), (0x25AA, 0x25FE), (0x2600, 0x27BF), (0x2934, 0x2935),
-    (0x2B05, 0x2B55), (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297),
-    (0x3299, 0x3299), (0x1F000, 0x1F3FA), (0x1F400, 0x1FAFF), (0x1FC00, 0x1FFFD),
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x2122, 0x2122),
+    (0x2139, 0x2139),
+    (0x2194, 0x21AA),
+    (0x231A, 0x23FF),
+    (0x24C2, 0x24C2),
+    (0x25AA, 0x25FE),
+    (0x2600, 0x27BF),
+    (0x2934, 0x2935),
+    (0x2B05, 0x2B55),
+    (0x3030, 0x3030),
+    (0x303D, 0x303D),
+    (0x3297, 0x3297),
+    (0x3299, 0x3299),
+    (0x1F000, 0x1F3FA),
+    (0x1F400, 0x1FAFF),
+    (0x1FC00, 0x1FFFD),
 )
 _EMOJI_MODIFIERS: Final[Ranges] = ((0x1F3FB, 0x1F3FF),)
 _REGIONAL_INDICATORS: Final[Ranges] = ((0x1F1E6, 0x1F1FF),)
@@ -218,8 +275,9 @@ def _is_noncharacter(cp: int) -> bool:
 
 @_per_character
 def _is_variation_selector(cp: int) -> bool:
-    return (cp in _VS_EMOJI or _in(cp, _VS_STANDARD) or _in(cp, _VS_IDEOGRAPHIC)
-            or cp in _VS_MONGOLIAN)
+    return (
+        cp in _VS_EMOJI or _in(cp, _VS_STANDARD) or _in(cp, _VS_IDEOGRAPHIC) or cp in _VS_MONGOLIAN
+    )
 
 
 def _is_letter_or_mark(ch: str) -> bool:
@@ -291,8 +349,11 @@ def _joiner_fits(joiner: str, seq: list[str], before: int, after: int) -> bool:
         script = _joining_script(prev)
         return script is not None and script == _joining_script(nxt)
     script = _indic_script(prev)
-    if script is not None and script == _indic_script(nxt) and (
-            _is_virama(prev) or _is_virama(nxt)):
+    if (
+        script is not None
+        and script == _indic_script(nxt)
+        and (_is_virama(prev) or _is_virama(nxt))
+    ):
         return True
     k = before
     while k >= 0 and _is_emoji_extender(seq[k]):
@@ -310,7 +371,8 @@ def _suspicious(ch: str) -> bool:
 
 _ISLAND_MARGIN: Final = 32
 _WHITESPACE_CONTROL_RUN: Final = re.compile(
-    "[" + re.escape("".join(sorted(_WHITESPACE_CONTROLS))) + "]")
+    "[" + re.escape("".join(sorted(_WHITESPACE_CONTROLS))) + "]"
+)
 
 
 def _remove_invisible(text: str) -> tuple[str, int]:
@@ -370,8 +432,12 @@ def _remove_invisible_passes(text: str) -> tuple[str, int]:
     for ch in first:
         if _is_variation_selector(ord(ch)):
             base = second[-1] if second else None
-            if (base is None or base in _JOINERS or _is_variation_selector(ord(base))
-                    or not _selector_fits(ch, base)):
+            if (
+                base is None
+                or base in _JOINERS
+                or _is_variation_selector(ord(base))
+                or not _selector_fits(ch, base)
+            ):
                 removed += 1
                 continue
         second.append(ch)
@@ -406,19 +472,61 @@ def _collapse_whitespace(text: str) -> str:
 
 # Elements whose content a browser does not show as text.
 _HIDDEN_CONTENT: Final = frozenset(
-    ("script", "style", "template", "noscript", "iframe", "noembed", "noframes"))
+    ("script", "style", "template", "noscript", "iframe", "noembed", "noframes")
+)
 _HIDDEN_END: Final = {
     name: re.compile(r"</" + name + r"(?=[\s/>]|\Z)", re.IGNORECASE | re.ASCII)
     for name in _HIDDEN_CONTENT
 }
 _COMMENT_END: Final = re.compile(r"--!?>")
 # Tags that separate words when rendered; every other tag joins its neighbours.
-_BLOCK_TAGS: Final = frozenset((
-    "address", "article", "aside", "blockquote", "br", "caption", "center", "dd", "details",
-    "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1",
-    "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "option", "p",
-    "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
-))
+_BLOCK_TAGS: Final = frozenset(
+    (
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "caption",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    )
+)
 
 
 def _is_ascii_letter(ch: str) -> bool:
@@ -472,7 +580,7 @@ def _strip_markup(raw: str) -> str:
             if m is None:
                 break  # an unclosed comment hides the rest
             i = m.end()
-        elif raw[lt:lt + 9].upper() == "<![CDATA[":
+        elif raw[lt : lt + 9].upper() == "<![CDATA[":
             e = raw.find("]]>", lt + 9)
             if e < 0:
                 break
@@ -488,7 +596,7 @@ def _strip_markup(raw: str) -> str:
                 j = lt + 2
                 while j < n and raw[j] not in " \t\n\r\f/>":
                     j += 1
-                if raw[lt + 2:j].lower() in _BLOCK_TAGS:
+                if raw[lt + 2 : j].lower() in _BLOCK_TAGS:
                     out.append(" ")
                 i = _tag_end(raw, j)
             else:
@@ -500,7 +608,7 @@ def _strip_markup(raw: str) -> str:
             j = lt + 1
             while j < n and raw[j] not in " \t\n\r\f/>":
                 j += 1
-            name = raw[lt + 1:j].lower()
+            name = raw[lt + 1 : j].lower()
             i = _tag_end(raw, j)
             if name in _BLOCK_TAGS:
                 out.append(" ")
@@ -517,7 +625,8 @@ def _strip_markup(raw: str) -> str:
 
 
 _CHAR_REF: Final = re.compile(
-    r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]{0,40});)")
+    r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]{0,40});)"
+)
 
 
 def _numeric_ref(digits: str, base: int) -> str | None:
@@ -583,8 +692,13 @@ def _boundary_allowed(text: str, p: int) -> bool:
     cb = ord(b)
     if b == ZWNJ:
         return True
-    if (unicodedata.category(b) in ("Mn", "Mc", "Me") or b == ZWJ
-            or _is_variation_selector(cb) or _in(cb, _EMOJI_MODIFIERS) or _in(cb, _TAGS)):
+    if (
+        unicodedata.category(b) in ("Mn", "Mc", "Me")
+        or b == ZWJ
+        or _is_variation_selector(cb)
+        or _in(cb, _EMOJI_MODIFIERS)
+        or _in(cb, _TAGS)
+    ):
         return False
     if a == ZWJ or ord(a) in _PREPENDED_MARKS:
         return False
@@ -668,8 +782,12 @@ def tally(results: Iterable[CleanedResult]) -> dict[str, int]:
     Dropping flagged results (``drop_flagged_results``) is the pipeline's
     decision, not this function's.
     """
-    counts = {"title_truncated": 0, "snippet_truncated": 0, "characters_removed": 0,
-              "instruction_like_content": 0}
+    counts = {
+        "title_truncated": 0,
+        "snippet_truncated": 0,
+        "characters_removed": 0,
+        "instruction_like_content": 0,
+    }
     for r in results:
         counts["title_truncated"] += r.title_truncated
         counts["snippet_truncated"] += r.snippet_truncated
@@ -691,139 +809,204 @@ def tally(results: Iterable[CleanedResult]) -> dict[str, int]:
 
 # Cyrillic and Greek letters that look like Latin ones, for the Latin patterns
 # only; the Russian patterns read the text unfolded.
-_LATIN_LOOKALIKES: Final = str.maketrans({
-    "а": "a", "е": "e", "ё": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
-    "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w",
-    "ӏ": "l", "к": "k", "ɡ": "g", "ɩ": "i", "ı": "i", "α": "a", "ε": "e", "ι": "i",
-    "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "υ": "u", "χ": "x", "γ": "y", "\u0307": "",
-})
+_LATIN_LOOKALIKES: Final = str.maketrans(
+    {
+        "а": "a",
+        "е": "e",
+        "ё": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "һ": "h",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "ӏ": "l",
+        "к": "k",
+        "ɡ": "g",
+        "ɩ": "i",
+        "ı": "i",
+        "α": "a",
+        "ε": "e",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "υ": "u",
+        "χ": "x",
+        "γ": "y",
+        "\u0307": "",
+    }
+)
 
 _SEP = r"[\W_]+"
 # "previous instructions", "the above prompt": a scope that points back at
 # what came before, and a noun only a model is given.
-_BACK = (r"(?:previous|prior|above|earlier|preceding|foregoing|aforementioned|former|original"
-         r"|initial)")
+_BACK = (
+    r"(?:previous|prior|above|earlier|preceding|foregoing|aforementioned|former|original"
+    r"|initial)"
+)
 _AI_NOUN = r"(?:instructions?|prompts?|directives?|guardrails?|programming|context)"
 _OVERRIDE = r"(?:ignore|disregard|forget|override|discard|abandon|neglect)"
 _FILLER = r"(?:all|any|of|the|your|my|these|those|this|that|every|everything)"
-_AI = (r"(?:ai|a\.i\.|llms?|gpt|chatgpt|chatbots?|language models?|large language models?)"
-       r"(?: (?:agents?|assistants?|models?|systems?|crawlers?|bots?))?")
+_AI = (
+    r"(?:ai|a\.i\.|llms?|gpt|chatgpt|chatbots?|language models?|large language models?)"
+    r"(?: (?:agents?|assistants?|models?|systems?|crawlers?|bots?))?"
+)
 # A phrase that stands alone, as a marker does: at the start or after
 # punctuation, and followed by punctuation or the end.
 _MARK_BEFORE = r"(?:^|[-=#*\[<(|>:.!]\s*)"
 _MARK_AFTER = r"(?=\s*(?:[-=#*\]>)|.:!]|$))"
 
-_LATIN_PATTERNS: Final = tuple(re.compile(p) for p in (
-    # "ignore all previous instructions", "disregard the above prompt"
-    rf"\b{_OVERRIDE}{_SEP}(?:{_FILLER}{_SEP}){{0,4}}?{_BACK}{_SEP}(?:{_BACK}{_SEP})?{_AI_NOUN}\b",
-    # "ignore all instructions", "forget your instructions", "ignore the system prompt"
-    rf"\b{_OVERRIDE}{_SEP}(?:of{_SEP})?(?:all|any|every|your|these|those|the){_SEP}"
-    rf"(?:(?:current|existing|system|developer|safety){_SEP})?"
-    rf"(?:instructions|prompts?|directives|guardrails|programming)\b",
-    # "ignore everything above and ...", "disregard all of the above:"
-    rf"\b{_OVERRIDE}{_SEP}(?:(?:all|everything|of|the){_SEP}){{1,3}}(?:above|before)"
-    rf"(?:{_SEP}(?:and|then|instead)\b|\s*[:;])",
-    # "you are now DAN", "you are now an unrestricted AI", "you are no longer bound"
-    r"\byou(?: are|'re|re) (?:now (?:dan\b|jailbroken|in (?:dan|jailbreak|unrestricted) mode"
-    r"|an? (?:(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|free) )?"
-    r"(?:ai\b|ai assistant|chatbot|language model|llm)|unrestricted\b|unfiltered\b"
-    r"|uncensored\b)|(?:now )?no longer (?:bound by|restricted by|an? (?:ai|language model)\b"
-    r"|chatgpt\b))",
-    # "from now on you will act as", "from now on, you must only respond"
-    r"\bfrom now on,? you (?:will|must|shall|should|are to|have to) (?:only )?(?:act|respond"
-    r"|answer|reply|behave|pretend|roleplay|role-play|ignore|obey|output)\b",
-    # "Note to AI:", "Instructions for AI agents:", "Attention LLMs!"
-    rf"\b(?:attention|note|notice|message|instructions?|reminder|important|warning)"
-    rf"{_SEP}(?:(?:to|for){_SEP})?(?:(?:all|any|the){_SEP})?{_AI}\s*[:!]",
-    rf"\bdear {_AI}\s*[,:!]",
-    # "If you are an AI reading this", "if you are a large language model,"
-    r"\bif you(?: are|'re) an? (?:ai|llm|large language model|language model|chatbot"
-    r"|ai (?:assistant|agent|model|system))(?:\s*[,.:;!]|\s*$| (?:reading|processing"
-    r"|summari[sz]ing|parsing|crawling|scraping|tasked|who|that)\b)",
-    rf"\b{_AI} (?:reading|processing|summari[sz]ing|parsing|scraping) this\b",
-    # "new instructions:", "updated system instructions:"
-    r"\b(?:new|real|actual|true|secret|hidden|override|updated system) (?:system )?"
-    r"instructions?\s*:",
-    # "reveal your system prompt", "print your initial instructions"
-    r"\b(?:reveal|print|show|output|repeat|display|leak|disclose|tell me|write out|dump|share)"
-    r"(?: me)? your (?:\w+ )?(?:system prompt|system message|instructions|initial prompt"
-    r"|hidden prompt)\b",
-    # Chat-template special tokens and role markers.
-    r"<\|\s*[a-z][a-z0-9_]{1,30}\s*\|>",
-    r"\[/?inst\]",
-    r"<</?sys>>",
-    r"<(?:start|end)_of_turn>",
-    r"###\s*instruction\b",
-    r"###\s*(?:system|human|assistant|user|response|input)\s*:",
-    r"^(?:system|assistant|developer)\s*:\s*(?:you\b|ignore\b|disregard\b|forget\b"
-    r"|from now on\b|new instructions\b)",
-    r"^(?:new )?system prompt\s*:",
-    # Markers that pretend to close the data and start something else.
-    r"</\s*(?:search_?results?|results?|documents?|context|tool_?(?:results?|outputs?|response)"
-    r"|function_?results?|untrusted[a-z_]*|external[a-z_]*|system|instructions?"
-    r"|user_?(?:input|query|message)|web_?(?:search|content|page)[a-z_]*|snippets?)\s*>",
-    rf"{_MARK_BEFORE}end of (?:the )?(?:search|tool|web|untrusted|external|function) "
-    rf"(?:results?|output|data|content|context){_MARK_AFTER}",
-    rf"{_MARK_BEFORE}(?:begin|start|end)(?: of)? (?:the )?(?:system prompt|untrusted "
-    rf"(?:content|data|input)|external (?:content|data)|results?|search results|data)"
-    rf"{_MARK_AFTER}",
-))
+_LATIN_PATTERNS: Final = tuple(
+    re.compile(p)
+    for p in (
+        # "ignore all previous instructions", "disregard the above prompt"
+        rf"\b{_OVERRIDE}{_SEP}(?:{_FILLER}{_SEP}){{0,4}}?{_BACK}{_SEP}(?:{_BACK}{_SEP})?{_AI_NOUN}\b",
+        # "ignore all instructions", "forget your instructions", "ignore the system prompt"
+        rf"\b{_OVERRIDE}{_SEP}(?:of{_SEP})?(?:all|any|every|your|these|those|the){_SEP}"
+        rf"(?:(?:current|existing|system|developer|safety){_SEP})?"
+        rf"(?:instructions|prompts?|directives|guardrails|programming)\b",
+        # "ignore everything above and ...", "disregard all of the above:"
+        rf"\b{_OVERRIDE}{_SEP}(?:(?:all|everything|of|the){_SEP}){{1,3}}(?:above|before)"
+        rf"(?:{_SEP}(?:and|then|instead)\b|\s*[:;])",
+        # "you are now DAN", "you are now an unrestricted AI", "you are no longer bound"
+        r"\byou(?: are|'re|re) (?:now (?:dan\b|jailbroken|in (?:dan|jailbreak|unrestricted) mode"
+        r"|an? (?:(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|free) )?"
+        r"(?:ai\b|ai assistant|chatbot|language model|llm)|unrestricted\b|unfiltered\b"
+        r"|uncensored\b)|(?:now )?no longer (?:bound by|restricted by|an? (?:ai|language model)\b"
+        r"|chatgpt\b))",
+        # "from now on you will act as", "from now on, you must only respond"
+        r"\bfrom now on,? you (?:will|must|shall|should|are to|have to) (?:only )?(?:act|respond"
+        r"|answer|reply|behave|pretend|roleplay|role-play|ignore|obey|output)\b",
+        # "Note to AI:", "Instructions for AI agents:", "Attention LLMs!"
+        rf"\b(?:attention|note|notice|message|instructions?|reminder|important|warning)"
+        rf"{_SEP}(?:(?:to|for){_SEP})?(?:(?:all|any|the){_SEP})?{_AI}\s*[:!]",
+        rf"\bdear {_AI}\s*[,:!]",
+        # "If you are an AI reading this", "if you are a large language model,"
+        r"\bif you(?: are|'re) an? (?:ai|llm|large language model|language model|chatbot"
+        r"|ai (?:assistant|agent|model|system))(?:\s*[,.:;!]|\s*$| (?:reading|processing"
+        r"|summari[sz]ing|parsing|crawling|scraping|tasked|who|that)\b)",
+        rf"\b{_AI} (?:reading|processing|summari[sz]ing|parsing|scraping) this\b",
+        # "new instructions:", "updated system instructions:"
+        r"\b(?:new|real|actual|true|secret|hidden|override|updated system) (?:system )?"
+        r"instructions?\s*:",
+        # "reveal your system prompt", "print your initial instructions"
+        r"\b(?:reveal|print|show|output|repeat|display|leak|disclose|tell me|write out|dump|share)"
+        r"(?: me)? your (?:\w+ )?(?:system prompt|system message|instructions|initial prompt"
+        r"|hidden prompt)\b",
+        # Chat-template special tokens and role markers.
+        r"<\|\s*[a-z][a-z0-9_]{1,30}\s*\|>",
+        r"\[/?inst\]",
+        r"<</?sys>>",
+        r"<(?:start|end)_of_turn>",
+        r"###\s*instruction\b",
+        r"###\s*(?:system|human|assistant|user|response|input)\s*:",
+        r"^(?:system|assistant|developer)\s*:\s*(?:you\b|ignore\b|disregard\b|forget\b"
+        r"|from now on\b|new instructions\b)",
+        r"^(?:new )?system prompt\s*:",
+        # Markers that pretend to close the data and start something else.
+        r"</\s*(?:search_?results?|results?|documents?|context|tool_?(?:results?|outputs?|response)"
+        r"|function_?results?|untrusted[a-z_]*|external[a-z_]*|system|instructions?"
+        r"|user_?(?:input|query|message)|web_?(?:search|content|page)[a-z_]*|snippets?)\s*>",
+        rf"{_MARK_BEFORE}end of (?:the )?(?:search|tool|web|untrusted|external|function) "
+        rf"(?:results?|output|data|content|context){_MARK_AFTER}",
+        rf"{_MARK_BEFORE}(?:begin|start|end)(?: of)? (?:the )?(?:system prompt|untrusted "
+        rf"(?:content|data|input)|external (?:content|data)|results?|search results|data)"
+        rf"{_MARK_AFTER}",
+    )
+)
 
-_OTHER_PATTERNS: Final = tuple(re.compile(p) for p in (
-    # German: "ignoriere alle vorherigen Anweisungen"
-    r"\b(?:ignoriere|ignorier|ignorieren sie|vergiss|vergessen sie|missachte|missachten sie)"
-    r"\s+(?:\w+\s+){0,3}?(?:vorherigen|vorigen|bisherigen|obigen|vorangegangenen|früheren"
-    r"|vorherige|bisherige|obige|frühere)\s+(?:anweisungen|anweisung|instruktionen|befehle"
-    r"|vorgaben)\b",
-    r"\bneue anweisungen\s*:",
-    # French: "ignore toutes les instructions précédentes"
-    r"\b(?:ignore[rz]?|oublie[rz]?)\s+(?:\w+\s+){0,3}?(?:instructions?|consignes?|directives?)"
-    r"\s+(?:pr[ée]c[ée]dentes?|ant[ée]rieures?|ci-dessus|initiales?)",
-    r"\bnouvelles (?:instructions|consignes)\s*:",
-    # Spanish: "ignora todas las instrucciones anteriores"
-    r"\b(?:ignora|ignore|ignorad|olvida|olvide|omite|descarta)\s+(?:\w+\s+){0,3}?"
-    r"(?:instrucciones|indicaciones|[óo]rdenes)\s+(?:anteriores|previas|de arriba)",
-    r"\bnuevas instrucciones\s*:",
-    # Portuguese: "ignore todas as instruções anteriores"
-    r"\b(?:ignore|ignora|esque[çc]a|desconsidere)\s+(?:\w+\s+){0,3}?(?:instru[çc][õo]es"
-    r"|orienta[çc][õo]es)\s+(?:anteriores|pr[ée]vias|acima)",
-    # Italian: "ignora tutte le istruzioni precedenti"
-    r"\b(?:ignora|ignorate|dimentica|dimenticate)\s+(?:\w+\s+){0,3}?(?:istruzioni|indicazioni)"
-    r"\s+(?:precedenti|sopra)",
-    # Russian: "игнорируй все предыдущие инструкции"
-    r"(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте)\s+(?:\w+\s+){0,2}?"
-    r"(?:предыдущие|прошлые|прежние|вышеуказанные|вышеприв[её]денные)\s+"
-    r"(?:инструкции|указания|команды)",
-    # Chinese: "忽略之前的所有指令", "忽略所有之前的指令"
-    r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會)(?:掉)?(?:你)?"
-    r"(?:(?:之前|以前|先前|上面|上述|前面|以上|原来|原來|原有)(?:的)?(?:所有|全部|一切)?(?:的)?"
-    r"(?:指令|指示|提示词|提示詞|提示|命令|设定|設定)"
-    r"|(?:所有|全部|一切)(?:的)?(?:之前|以前|先前|上面|上述|前面|以上)?(?:的)?"
-    r"(?:指令|指示|提示词|提示詞))",
-    # Japanese: "これまでの指示をすべて無視して"
-    r"(?:これまで|今まで|以前|前|上記|上|先)の(?:すべての|全ての)?(?:指示|命令|指令|プロンプト"
-    r"|設定)を(?:すべて|全て)?(?:無視|忘れ)",
-    # Korean: "이전의 모든 지시를 무시하고"
-    r"(?:이전|앞의|위의|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시|지침|명령|프롬프트|지시사항)"
-    r"(?:을|를|은|는)?\s*(?:모두\s*)?(?:무시|잊어)",
-))
+_OTHER_PATTERNS: Final = tuple(
+    re.compile(p)
+    for p in (
+        # German: "ignoriere alle vorherigen Anweisungen"
+        r"\b(?:ignoriere|ignorier|ignorieren sie|vergiss|vergessen sie|missachte|missachten sie)"
+        r"\s+(?:\w+\s+){0,3}?(?:vorherigen|vorigen|bisherigen|obigen|vorangegangenen|früheren"
+        r"|vorherige|bisherige|obige|frühere)\s+(?:anweisungen|anweisung|instruktionen|befehle"
+        r"|vorgaben)\b",
+        r"\bneue anweisungen\s*:",
+        # French: "ignore toutes les instructions précédentes"
+        r"\b(?:ignore[rz]?|oublie[rz]?)\s+(?:\w+\s+){0,3}?(?:instructions?|consignes?|directives?)"
+        r"\s+(?:pr[ée]c[ée]dentes?|ant[ée]rieures?|ci-dessus|initiales?)",
+        r"\bnouvelles (?:instructions|consignes)\s*:",
+        # Spanish: "ignora todas las instrucciones anteriores"
+        r"\b(?:ignora|ignore|ignorad|olvida|olvide|omite|descarta)\s+(?:\w+\s+){0,3}?"
+        r"(?:instrucciones|indicaciones|[óo]rdenes)\s+(?:anteriores|previas|de arriba)",
+        r"\bnuevas instrucciones\s*:",
+        # Portuguese: "ignore todas as instruções anteriores"
+        r"\b(?:ignore|ignora|esque[çc]a|desconsidere)\s+(?:\w+\s+){0,3}?(?:instru[çc][õo]es"
+        r"|orienta[çc][õo]es)\s+(?:anteriores|pr[ée]vias|acima)",
+        # Italian: "ignora tutte le istruzioni precedenti"
+        r"\b(?:ignora|ignorate|dimentica|dimenticate)\s+(?:\w+\s+){0,3}?(?:istruzioni|indicazioni)"
+        r"\s+(?:precedenti|sopra)",
+        # Russian: "игнорируй все предыдущие инструкции"
+        r"(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте)\s+(?:\w+\s+){0,2}?"
+        r"(?:предыдущие|прошлые|прежние|вышеуказанные|вышеприв[её]денные)\s+"
+        r"(?:инструкции|указания|команды)",
+        # Chinese: "忽略之前的所有指令", "忽略所有之前的指令"
+        r"(?:忽略|无视|無視|忽视|忽視|忘记|忘記|忘掉|不要理会|不要理會)(?:掉)?(?:你)?"
+        r"(?:(?:之前|以前|先前|上面|上述|前面|以上|原来|原來|原有)(?:的)?(?:所有|全部|一切)?(?:的)?"
+        r"(?:指令|指示|提示词|提示詞|提示|命令|设定|設定)"
+        r"|(?:所有|全部|一切)(?:的)?(?:之前|以前|先前|上面|上述|前面|以上)?(?:的)?"
+        r"(?:指令|指示|提示词|提示詞))",
+        # Japanese: "これまでの指示をすべて無視して"
+        r"(?:これまで|今まで|以前|前|上記|上|先)の(?:すべての|全ての)?(?:指示|命令|指令|プロンプト"
+        r"|設定)を(?:すべて|全て)?(?:無視|忘れ)",
+        # Korean: "이전의 모든 지시를 무시하고"
+        r"(?:이전|앞의|위의|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시|지침|명령|프롬프트|지시사항)"
+        r"(?:을|를|은|는)?\s*(?:모두\s*)?(?:무시|잊어)",
+    )
+)
 
 # Every match of a pattern contains one of its anchors, so a plain substring test
 # (fast, in C) decides whether the pattern needs to run at all: ordinary text
 # carries none of most anchors and costs a few microseconds. In pattern order.
-_OVERRIDES: Final = ("ignore", "disregard", "forget", "override", "discard", "abandon",
-                     "neglect")
+_OVERRIDES: Final = ("ignore", "disregard", "forget", "override", "discard", "abandon", "neglect")
 _LATIN_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
-    _OVERRIDES, _OVERRIDES, _OVERRIDES, ("you",), ("from now on",), (":", "!"), ("dear",),
-    ("if you",), ("this",), ("instruction",), ("your",), ("<|",), ("inst]",), ("sys>>",),
-    ("_of_turn>",), ("###",), ("###",), (":",), ("system prompt",), ("</",), ("end of",),
+    _OVERRIDES,
+    _OVERRIDES,
+    _OVERRIDES,
+    ("you",),
+    ("from now on",),
+    (":", "!"),
+    ("dear",),
+    ("if you",),
+    ("this",),
+    ("instruction",),
+    ("your",),
+    ("<|",),
+    ("inst]",),
+    ("sys>>",),
+    ("_of_turn>",),
+    ("###",),
+    ("###",),
+    (":",),
+    ("system prompt",),
+    ("</",),
+    ("end of",),
     ("begin", "start", "end"),
 )
 _OTHER_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
-    ("ignor", "vergiss", "vergessen", "missacht"), ("neue anweisungen",), ("ignor", "oubli"),
-    ("nouvelles",), ("ignor", "olvid", "omite", "descarta"), ("nuevas instrucciones",),
-    ("ignor", "esque", "desconsidere"), ("ignor", "dimentic"), ("игнор", "забуд"),
-    ("忽略", "无视", "無視", "忽视", "忽視", "忘", "不要理"), ("を",), ("무시", "잊어"),
+    ("ignor", "vergiss", "vergessen", "missacht"),
+    ("neue anweisungen",),
+    ("ignor", "oubli"),
+    ("nouvelles",),
+    ("ignor", "olvid", "omite", "descarta"),
+    ("nuevas instrucciones",),
+    ("ignor", "esque", "desconsidere"),
+    ("ignor", "dimentic"),
+    ("игнор", "забуд"),
+    ("忽略", "无视", "無視", "忽视", "忽視", "忘", "不要理"),
+    ("を",),
+    ("무시", "잊어"),
 )
 _LATIN_CHECKS: Final = tuple(zip(_LATIN_ANCHORS, _LATIN_PATTERNS, strict=True))
 _OTHER_CHECKS: Final = tuple(zip(_OTHER_ANCHORS, _OTHER_PATTERNS, strict=True))
@@ -865,8 +1048,11 @@ def _normal_form(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     # ASCII has invisible characters too (controls): only printable ASCII skips the filter.
     if not (text.isascii() and text.isprintable()) and any(map(_suspicious, set(text))):
-        text = "".join(ch for ch in text
-                       if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not _is_removable(ch))
+        text = "".join(
+            ch
+            for ch in text
+            if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not _is_removable(ch)
+        )
         text = text.replace(ZWNJ, "").replace(ZWJ, "")
     return _collapse_whitespace(text.casefold())
 

@@ -47,17 +47,24 @@ _REFUNDED = frozenset({"invalid_request", "denied"})
 
 
 class Rypsok:
-    def __init__(self, config: Config, *, tls: ssl.SSLContext | None = None,
-                 client: EngineClient | None = None,
-                 fetch_client: EngineClient | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        tls: ssl.SSLContext | None = None,
+        client: EngineClient | None = None,
+        fetch_client: EngineClient | None = None,
+    ) -> None:
         self.config = config
         self.health = HealthRegistry(config)
         lim = config.limits
-        self.rate = ToolRateLimiter({
-            "web_search": lim.web_search_per_minute,
-            "web_fetch": lim.web_fetch_per_minute,
-            "engine_status": lim.engine_status_per_minute,
-        })
+        self.rate = ToolRateLimiter(
+            {
+                "web_search": lim.web_search_per_minute,
+                "web_fetch": lim.web_fetch_per_minute,
+                "engine_status": lim.engine_status_per_minute,
+            }
+        )
         # One trust store and one User-Agent for both profiles, built only when a client
         # is not given (the CA bundle is read once at start, not once a client).
         agent = user_agent(config.service.user_agent_contact)
@@ -73,20 +80,23 @@ class Rypsok:
         active = [e for e in config.engines if e.active]
         drivers = {e.id: driver_for(e) for e in active}
         limiters = {
-            e.id: ProviderLimiter(e.admission.rate_per_minute, e.admission.burst,
-                                  min(lim.per_engine_in_flight, e.admission.concurrency))
+            e.id: ProviderLimiter(
+                e.admission.rate_per_minute,
+                e.admission.burst,
+                min(lim.per_engine_in_flight, e.admission.concurrency),
+            )
             for e in active
         }
         parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
-        self.searches = SearchService(config, self.health, self.client, drivers, limiters,
-                                      parsing)
+        self.searches = SearchService(config, self.health, self.client, drivers, limiters, parsing)
         # Agent-directed requests: their own client, never through the engine proxy
         # (REQ-SEC-007), every address judged by the egress policy at connect time.
         self.returned = ReturnedUrls(lim.strict_mode_urls)
         self.fetches = FetchService(
             config,
             fetch_client or new_client(),
-            EgressPolicy.from_config(config), parsing,
+            EgressPolicy.from_config(config),
+            parsing,
             self.returned,
         )
 
@@ -94,16 +104,19 @@ class Rypsok:
     def from_config(cls, config: Config, *, tls: ssl.SSLContext | None = None) -> Rypsok:
         return cls(config, tls=tls)
 
-    async def search(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
-                     ) -> SearchResponse:
+    async def search(
+        self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
+    ) -> SearchResponse:
         """web_search: validated, checked for secrets, then asked of the engines.
 
         Returns within LIM-S7 of the call's start; raises ToolError otherwise.
         """
+
         async def work() -> SearchResponse:
             # The caller keys the result cache: entries are never shared between callers.
-            response = await self.searches.search(search_request(self.config, arguments),
-                                                  caller=caller)
+            response = await self.searches.search(
+                search_request(self.config, arguments), caller=caller
+            )
             if self.config.fetch.strict_mode:
                 self.returned.remember(r.url for r in response.results)
             return response
@@ -111,17 +124,25 @@ class Rypsok:
         maximum = self.config.search.deadline_ms + limits.default("LIM-S7")
         return await self._call("web_search", caller, work, maximum, search_deadline)
 
-    async def fetch(self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
-                    ) -> FetchResponse:
+    async def fetch(
+        self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
+    ) -> FetchResponse:
         """web_fetch: one public page's main content; returns within LIM-F5 of the start."""
+
         async def work() -> FetchResponse:
             return await self.fetches.fetch(fetch_request(self.config, arguments))
 
         maximum = self.config.fetch.deadline_ms + limits.default("LIM-F5")
         return await self._call("web_fetch", caller, work, maximum, fetch_deadline)
 
-    async def _call(self, tool: str, caller: str, work: Callable[[], Awaitable[R]],
-                    maximum_ms: int, late: Callable[[], ToolError]) -> R:
+    async def _call(
+        self,
+        tool: str,
+        caller: str,
+        work: Callable[[], Awaitable[R]],
+        maximum_ms: int,
+        late: Callable[[], ToolError],
+    ) -> R:
         """One tool call: its scope, its rate limit, its maximum duration, one outcome,
         the call event and the counters. A refusal before any outbound request (invalid or
         denied) does not use the caller's budget."""
@@ -158,13 +179,15 @@ class Rypsok:
             except ToolError as error:
                 counters.add("refused", "engine_status", _refusal(error))
                 counters.add("calls", "engine_status", error.kind)
-                log.info("call", tool="engine_status", outcome=_refusal(error),
-                         latency_ms=_ms(started))
+                log.info(
+                    "call", tool="engine_status", outcome=_refusal(error), latency_ms=_ms(started)
+                )
                 raise
             counters.add("calls", "engine_status", "ok")
             response = StatusResponse(self.health.reports())
-            log.info("call", tool="engine_status", outcome=response.outcome,
-                     latency_ms=_ms(started))
+            log.info(
+                "call", tool="engine_status", outcome=response.outcome, latency_ms=_ms(started)
+            )
             return response
 
     def _admit(self, caller: str, tool: str) -> None:

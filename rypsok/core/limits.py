@@ -47,22 +47,35 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-S2C", "ceiling of max_results", 20, 1, 20, "search.max_results_ceiling"),
     Limit("LIM-S3", "results requested from each engine", 10, 5, 20, "search.results_per_engine"),
     Limit("LIM-S4", "overall deadline of a search, ms", 2500, 500, 10000, "search.deadline_ms"),
-    Limit("LIM-S5", "timeout of one engine request, ms", 2000, 100, None,
-          "search.engine_timeout_ms"),
+    Limit(
+        "LIM-S5", "timeout of one engine request, ms", 2000, 100, None, "search.engine_timeout_ms"
+    ),
     Limit("LIM-S6", "reserve for post-processing, ms", 200, 50, 1000, "search.reserve_ms"),
     Limit("LIM-S7", "margin of a web_search call beyond the deadline, ms", 300),
     Limit("LIM-S8", "engines queried per request", 8, 1, 16, "search.engines_per_request"),
     Limit("LIM-S9", "length of a snippet, characters", 300, 50, 1000, "search.snippet_max_chars"),
     Limit("LIM-S10", "length of a title, characters", 150, 50, 300, "search.title_max_chars"),
     Limit("LIM-S11", "latency window, completed requests", 20),
-    Limit("LIM-S12", "connect timeout of an engine request, ms", 1000, 200, 5000,
-          "search.connect_timeout_ms"),
+    Limit(
+        "LIM-S12",
+        "connect timeout of an engine request, ms",
+        1000,
+        200,
+        5000,
+        "search.connect_timeout_ms",
+    ),
     Limit("LIM-S13", "maximum duration of an engine_status call, ms", 200),
     # Fetch
     Limit("LIM-F1", "max_chars", 3000, 500, None, "fetch.max_chars"),
     Limit("LIM-F2", "ceiling of max_chars", 20000, 500, 100000, "fetch.max_chars_ceiling"),
-    Limit("LIM-F3", "response bytes after decompression", 5 * MIB, 64 * KIB, 10 * MIB,
-          "fetch.max_bytes"),
+    Limit(
+        "LIM-F3",
+        "response bytes after decompression",
+        5 * MIB,
+        64 * KIB,
+        10 * MIB,
+        "fetch.max_bytes",
+    ),
     Limit("LIM-F4", "overall deadline of a fetch, ms", 10000, 1000, 30000, "fetch.deadline_ms"),
     Limit("LIM-F5", "margin of a web_fetch call beyond the deadline, ms", 1000),
     Limit("LIM-F6", "connect timeout of a fetch, ms", 3000, 500, 10000, "fetch.connect_timeout_ms"),
@@ -72,8 +85,9 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-F11", "HTML nesting depth", 256),
     Limit("LIM-F12", "robots.txt kept in memory, seconds", 24 * 3600),
     Limit("LIM-F13", "size of a robots.txt read, bytes", 512 * KIB),
-    Limit("LIM-F14", "URLs remembered for strict mode", 10000, 100, 1000000,
-          "limits.strict_mode_urls"),
+    Limit(
+        "LIM-F14", "URLs remembered for strict mode", 10000, 100, 1000000, "limits.strict_mode_urls"
+    ),
     Limit("LIM-F15", "robots.txt entries kept", 1000, 10, 100000, "limits.robots_cache_entries"),
     # Concurrency and rates
     Limit("LIM-C1", "outbound requests in flight", 32, 1, 256, "limits.outbound_in_flight"),
@@ -83,23 +97,32 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-C5", "parsing tasks in flight", 2, 1, 16, "limits.parsing_in_flight"),
     Limit("LIM-C6", "web_search calls per minute", 60, 1, 6000, "limits.web_search_per_minute"),
     Limit("LIM-C7", "web_fetch calls per minute", 30, 1, 6000, "limits.web_fetch_per_minute"),
-    Limit("LIM-C8", "engine_status calls per minute", 30, 1, 6000,
-          "limits.engine_status_per_minute"),
+    Limit(
+        "LIM-C8", "engine_status calls per minute", 30, 1, 6000, "limits.engine_status_per_minute"
+    ),
     # HTTP listener
     Limit("LIM-H1", "HTTP connections at once", 64, 1, 4096, "service.http.max_connections"),
-    Limit("LIM-H2", "HTTP request body, bytes", 65536, 4096, 1048576,
-          "service.http.max_request_bytes"),
+    Limit(
+        "LIM-H2", "HTTP request body, bytes", 65536, 4096, 1048576, "service.http.max_request_bytes"
+    ),
     Limit("LIM-H3", "idle HTTP connection timeout, s", 60, 5, 600, "service.http.idle_timeout_s"),
     Limit("LIM-H4", "HTTP/2 streams per connection", 16, 1, 256, "service.http.max_streams"),
-    Limit("LIM-H5", "time one HTTP request may take, s", 30, 3, 600,
-          "service.http.request_timeout_s"),
+    Limit(
+        "LIM-H5", "time one HTTP request may take, s", 30, 3, 600, "service.http.request_timeout_s"
+    ),
     Limit("LIM-H5M", "request_timeout_s margin over fetch.deadline_ms, ms", 2000),
     Limit("LIM-H6", "live handshake-revision sessions", 256, 1, 2048, "service.http.max_sessions"),
     Limit("LIM-H6T", "session expiry without traffic, s", 300),
     Limit("LIM-H7", "HTTP header block, bytes", 16384),
     # Circuit breaker
-    Limit("LIM-B1", "consecutive failures that open the circuit", 3, 1, 10,
-          "resilience.failures_to_open"),
+    Limit(
+        "LIM-B1",
+        "consecutive failures that open the circuit",
+        3,
+        1,
+        10,
+        "resilience.failures_to_open",
+    ),
     Limit("LIM-B2", "first cooldown, s", 60, 10, 600, "resilience.first_cooldown_s"),
     Limit("LIM-B3", "longest cooldown, s", 900, 10, 3600, "resilience.max_cooldown_s"),
     # Interface size and shape
@@ -107,15 +130,22 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-I2", "parameters of one tool", 5),
     Limit("LIM-I4", "length of a notice or error message, characters", 200),
     # Operation
-    Limit("LIM-O1", "time to exit after end of input or SIGTERM, ms", 3000, 500, 10000,
-          "service.shutdown_ms"),
+    Limit(
+        "LIM-O1",
+        "time to exit after end of input or SIGTERM, ms",
+        3000,
+        500,
+        10000,
+        "service.shutdown_ms",
+    ),
     Limit("LIM-O2", "time until a cancelled call aborted its requests, ms", 500),
     Limit("LIM-O3", "largest stdio line, bytes", 16 * MIB),
     # Cache
     Limit("LIM-K2", "cache entry lifetime, s", 300, 10, 3600, "cache.ttl_s"),
     Limit("LIM-K3", "cache entries", 1000, 1, 100000, "cache.max_entries"),
-    Limit("LIM-K4", "size of one cache entry, bytes", 32768, 1024, 1048576,
-          "cache.max_entry_bytes"),
+    Limit(
+        "LIM-K4", "size of one cache entry, bytes", 32768, 1024, 1048576, "cache.max_entry_bytes"
+    ),
     # Engine responses (admission records)
     Limit("LIM-E1", "engine response bytes after decompression (API drivers)", 1 * MIB),
     Limit("LIM-E2", "engine response bytes after decompression (scraping drivers)", 256 * KIB),
@@ -125,10 +155,18 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-X3", "shortest caller token, bytes", 32),
     # Measured costs for CPython on Linux (tools/measure-memory); see docs/memory.md
     Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 77),
-    Limit("LIM-M2", "fixed part of one web_fetch parse, decoded text, tree and extraction "
-          "(CPython on Linux), MiB", 75),
-    Limit("LIM-M3", "growing part of one web_fetch parse, decoded text, tree and extraction "
-          "(CPython on Linux), tenths of a byte per byte of page", 114),
+    Limit(
+        "LIM-M2",
+        "fixed part of one web_fetch parse, decoded text, tree and extraction "
+        "(CPython on Linux), MiB",
+        75,
+    ),
+    Limit(
+        "LIM-M3",
+        "growing part of one web_fetch parse, decoded text, tree and extraction "
+        "(CPython on Linux), tenths of a byte per byte of page",
+        114,
+    ),
     Limit("LIM-M4", "one live session, KiB", 60),
     Limit("LIM-M5", "MemoryMax of the documented unit, MiB", 256),
 )

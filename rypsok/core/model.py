@@ -20,9 +20,16 @@ ErrorKind = Literal[
     "invalid_request", "denied", "unavailable", "redirected", "unsupported_content", "too_large"
 ]
 NoticeCode = Literal[
-    "engine_unavailable", "engine_skipped", "snippet_truncated", "title_truncated",
-    "characters_removed", "instruction_like_content", "results_dropped", "credential_masked",
-    "extraction_partial", "from_cache",
+    "engine_unavailable",
+    "engine_skipped",
+    "snippet_truncated",
+    "title_truncated",
+    "characters_removed",
+    "instruction_like_content",
+    "results_dropped",
+    "credential_masked",
+    "extraction_partial",
+    "from_cache",
 ]
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
@@ -30,7 +37,12 @@ EngineErrorClass = Literal[
 SkipReason = Literal["time_range", "language", "query_too_long", "cooldown", "rate_limited"]
 DropReason = Literal["instruction_like_content", "url_too_long", "url_invalid"]
 DeniedReason = Literal[
-    "egress", "robots_txt", "scheme", "strict_mode", "credential_in_url", "secret_in_query",
+    "egress",
+    "robots_txt",
+    "scheme",
+    "strict_mode",
+    "credential_in_url",
+    "secret_in_query",
     "secret_in_url",
 ]
 UnavailableReason = Literal[
@@ -40,7 +52,12 @@ EngineState = Literal["disabled", "closed", "open", "half_open"]
 DisabledReason = Literal["disabled", "no_credential"]
 
 ENGINE_ERROR_CLASSES: Final = (
-    "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure",
+    "timeout",
+    "rate_limited",
+    "blocked",
+    "parse_failure",
+    "auth_failure",
+    "request_failure",
 )
 
 
@@ -67,8 +84,7 @@ class Notice:
 class ToolError(Exception):
     """A tool execution error: one kind, one short message, fixed detail keys."""
 
-    def __init__(self, kind: ErrorKind, message: str, detail: dict[str, Any] | None = None
-                 ) -> None:
+    def __init__(self, kind: ErrorKind, message: str, detail: dict[str, Any] | None = None) -> None:
         if len(message) > MESSAGE_MAX:  # a programming error, caught by the tests
             raise ValueError("error message above LIM-I4")
         super().__init__(kind)
@@ -100,8 +116,9 @@ def invalid_choice(parameter: str, allowed: tuple[str, ...]) -> ToolError:
 
 
 def invalid_kind(parameter: str, expected: str) -> ToolError:
-    return ToolError("invalid_request", _bounded(f"{parameter} must be {expected}"),
-                     {"parameter": parameter})
+    return ToolError(
+        "invalid_request", _bounded(f"{parameter} must be {expected}"), {"parameter": parameter}
+    )
 
 
 def unknown_parameter(parameter: str, allowed: tuple[str, ...]) -> ToolError:
@@ -109,8 +126,9 @@ def unknown_parameter(parameter: str, allowed: tuple[str, ...]) -> ToolError:
     shown = parameter if parameter.isidentifier() and len(parameter) <= 40 else "a parameter"
     return ToolError(
         "invalid_request",
-        _bounded(f"{shown} is not a parameter of this tool; the parameters are: "
-                 f"{', '.join(allowed)}"),
+        _bounded(
+            f"{shown} is not a parameter of this tool; the parameters are: {', '.join(allowed)}"
+        ),
         {"parameter": shown, "allowed": list(allowed)},
     )
 
@@ -145,13 +163,15 @@ def no_engine(category: str) -> ToolError:
 
 
 def all_failed() -> ToolError:
-    return ToolError("unavailable", "every engine asked failed; retry later",
-                     {"reason": "all_failed"})
+    return ToolError(
+        "unavailable", "every engine asked failed; retry later", {"reason": "all_failed"}
+    )
 
 
 def search_deadline() -> ToolError:
-    return ToolError("unavailable", "no engine answered before the deadline; retry later",
-                     {"reason": "deadline"})
+    return ToolError(
+        "unavailable", "no engine answered before the deadline; retry later", {"reason": "deadline"}
+    )
 
 
 def _bounded(text: str) -> str:

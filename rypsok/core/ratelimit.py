@@ -16,8 +16,9 @@ WINDOW_S = 60.0
 
 
 class ToolRateLimiter:
-    def __init__(self, per_minute: Mapping[str, int],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, per_minute: Mapping[str, int], clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._limits = dict(per_minute)
         self._clock = clock
         self._lock = threading.Lock()

@@ -26,10 +26,12 @@ from rypsok.protocol import tools
 OFFERED: tuple[str, ...] = ("web_search", "web_fetch", "engine_status")
 
 _ANNOTATIONS = {
-    True: types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                idempotent_hint=True, open_world_hint=True),
-    False: types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                 idempotent_hint=True, open_world_hint=False),
+    True: types.ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+    ),
+    False: types.ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    ),
 }
 
 
@@ -38,17 +40,19 @@ def compact(obj: dict[str, Any]) -> str:
 
 
 def list_tools_result(core: Rypsok) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[
-        types.Tool(
-            name=d.name,
-            title=tools.TITLES[d.name],
-            description=d.description,
-            input_schema=d.input_schema,
-            output_schema=d.output_schema,
-            annotations=_ANNOTATIONS[d.open_world],
-        )
-        for d in tools.definitions(core.config, OFFERED)
-    ])
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=d.name,
+                title=tools.TITLES[d.name],
+                description=d.description,
+                input_schema=d.input_schema,
+                output_schema=d.output_schema,
+                annotations=_ANNOTATIONS[d.open_world],
+            )
+            for d in tools.definitions(core.config, OFFERED)
+        ]
+    )
 
 
 def _result(core: Rypsok, obj: dict[str, Any], *, is_error: bool = False) -> types.CallToolResult:

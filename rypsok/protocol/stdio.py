@@ -123,8 +123,9 @@ async def serve_stdio(
 
         lines_in, lines_out = anyio.create_memory_object_stream[tuple[bytes | None, bool]](1)
         token = anyio.lowlevel.current_token()
-        threading.Thread(target=_pump, args=(source, lines_in, token), daemon=True,
-                         name="rypsok-stdin").start()
+        threading.Thread(
+            target=_pump, args=(source, lines_in, token), daemon=True, name="rypsok-stdin"
+        ).start()
 
         async def reader() -> None:
             async with read_writer, lines_out:
@@ -192,8 +193,9 @@ async def serve_stdio(
             with anyio.move_on_after(None) as serve_scope:
                 async with anyio.create_task_group() as inner:
                     inner.start_soon(reader)
-                    await server.run(read_stream, write_stream,
-                                     server.create_initialization_options())
+                    await server.run(
+                        read_stream, write_stream, server.create_initialization_options()
+                    )
             del serve_scope
             await write_stream.aclose()
             counters.emit(log)
@@ -239,5 +241,3 @@ def _write(sink: IO[bytes], data: bytes) -> None:
 def run(core: Rypsok) -> int:
     anyio.run(serve_stdio, core)
     return 0
-
-

@@ -33,8 +33,11 @@ DESCRIPTIONS: Final = {
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
     "answering questions.",
 }
-TITLES: Final = {"web_search": "Web search", "web_fetch": "Read a web page",
-                 "engine_status": "Engine status"}
+TITLES: Final = {
+    "web_search": "Web search",
+    "web_fetch": "Read a web page",
+    "engine_status": "Engine status",
+}
 ORDER: Final = ("web_search", "web_fetch", "engine_status")
 
 
@@ -72,8 +75,10 @@ def _status_output() -> dict[str, Any]:
                     "type": "object",
                     "properties": {
                         "id": {"type": "string"},
-                        "state": {"type": "string",
-                                  "enum": ["disabled", "closed", "open", "half_open"]},
+                        "state": {
+                            "type": "string",
+                            "enum": ["disabled", "closed", "open", "half_open"],
+                        },
                         "latency_ms": {"type": ["integer", "null"]},
                         "reason": {"type": "string", "enum": ["disabled", "no_credential"]},
                     },
@@ -119,15 +124,26 @@ def search_input_schema(config: Config) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "query": {"type": "string", "minLength": 1, "maxLength": s.query_max_chars},
         "category": category,
-        "max_results": {"type": "integer", "minimum": 1, "maximum": s.max_results_ceiling,
-                        "default": s.max_results},
+        "max_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": s.max_results_ceiling,
+            "default": s.max_results,
+        },
     }
     if len(s.languages) >= 2:
-        properties["language"] = {"type": "string", "enum": list(s.languages),
-                                  "default": s.languages[0]}
+        properties["language"] = {
+            "type": "string",
+            "enum": list(s.languages),
+            "default": s.languages[0],
+        }
     properties["time_range"] = {"type": "string", "enum": list(TIME_RANGES)}
-    return {"type": "object", "properties": properties, "required": ["query"],
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["query"],
+        "additionalProperties": False,
+    }
 
 
 def fetch_input_schema(config: Config) -> dict[str, Any]:
@@ -136,8 +152,12 @@ def fetch_input_schema(config: Config) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "url": {"type": "string", "maxLength": limits.default("LIM-F9")},
-            "max_chars": {"type": "integer", "minimum": limits.get("LIM-F1").low,
-                          "maximum": f.max_chars_ceiling, "default": f.max_chars},
+            "max_chars": {
+                "type": "integer",
+                "minimum": limits.get("LIM-F1").low,
+                "maximum": f.max_chars_ceiling,
+                "default": f.max_chars,
+            },
             "start_char": {"type": "integer", "minimum": 0, "default": 0},
         },
         "required": ["url"],
@@ -175,14 +195,35 @@ def definitions(config: Config, offered: tuple[str, ...]) -> list[ToolDefinition
         if name == "engine_status" and not config.status.enabled:
             continue
         if name == "web_search":
-            out.append(ToolDefinition(name, DESCRIPTIONS[name], search_input_schema(config),
-                                      _search_output() if structured else None, True))
+            out.append(
+                ToolDefinition(
+                    name,
+                    DESCRIPTIONS[name],
+                    search_input_schema(config),
+                    _search_output() if structured else None,
+                    True,
+                )
+            )
         elif name == "web_fetch":
-            out.append(ToolDefinition(name, DESCRIPTIONS[name], fetch_input_schema(config),
-                                      _fetch_output() if structured else None, True))
+            out.append(
+                ToolDefinition(
+                    name,
+                    DESCRIPTIONS[name],
+                    fetch_input_schema(config),
+                    _fetch_output() if structured else None,
+                    True,
+                )
+            )
         elif name == "engine_status":
-            out.append(ToolDefinition(name, DESCRIPTIONS[name], status_input_schema(),
-                                      _status_output() if structured else None, False))
+            out.append(
+                ToolDefinition(
+                    name,
+                    DESCRIPTIONS[name],
+                    status_input_schema(),
+                    _status_output() if structured else None,
+                    False,
+                )
+            )
     return out
 
 

@@ -47,30 +47,52 @@ def _auth(token: str | None) -> list[tuple[str, str]]:
     return [] if token is None else [("Authorization", f"Bearer {token}")]
 
 
-def modern(port: int, token: str | None, request_id: int, method: str,
-           params: dict[str, Any], name: str | None = None) -> bytes:
+def modern(
+    port: int,
+    token: str | None,
+    request_id: int,
+    method: str,
+    params: dict[str, Any],
+    name: str | None = None,
+) -> bytes:
     """A request of the stateless revision: headers and _meta."""
     body = dict(params)
-    body["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
-                     "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
-                     "io.modelcontextprotocol/clientCapabilities": {}}
-    data = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": body},
-                      separators=(",", ":")).encode()
-    headers = [("Content-Type", "application/json"), ("Accept", ACCEPT_BOTH),
-               ("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)]
+    body["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    data = json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body},
+        separators=(",", ":"),
+    ).encode()
+    headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", ACCEPT_BOTH),
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", method),
+    ]
     if name is not None:
         headers.append(("Mcp-Name", name))
     return _http("POST", port, headers + _auth(token), data)
 
 
-def modern_call(port: int, token: str | None, request_id: int, tool: str,
-                arguments: dict[str, Any]) -> bytes:
-    return modern(port, token, request_id, "tools/call",
-                  {"name": tool, "arguments": arguments}, tool)
+def modern_call(
+    port: int, token: str | None, request_id: int, tool: str, arguments: dict[str, Any]
+) -> bytes:
+    return modern(
+        port, token, request_id, "tools/call", {"name": tool, "arguments": arguments}, tool
+    )
 
 
-def legacy(port: int, token: str | None, message: dict[str, Any] | None,
-           session: str | None, version: str | None, method: str = "POST") -> bytes:
+def legacy(
+    port: int,
+    token: str | None,
+    message: dict[str, Any] | None,
+    session: str | None,
+    version: str | None,
+    method: str = "POST",
+) -> bytes:
     """A request of a handshake-based revision (a session once initialize is done)."""
     headers = [("Content-Type", "application/json"), ("Accept", ACCEPT_BOTH)]
     if session is not None:
@@ -82,9 +104,12 @@ def legacy(port: int, token: str | None, message: dict[str, Any] | None,
 
 
 def initialize(request_id: int, version: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-            "params": {"protocolVersion": version, "capabilities": {},
-                       "clientInfo": CLIENT_INFO}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO},
+    }
 
 
 class Connection:

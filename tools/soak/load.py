@@ -52,8 +52,10 @@ LEGACY_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 ABANDON_S = (0.3, 1.5)  # a cancelled call is given up after this long
 SLOW_SPREAD_S = (2.0, 5.0)  # how long a slow client takes to write its request
 
-_WORDS_TEXT = ("lighthouse canal glacier orchard harbour library railway museum meadow "
-               "bridge festival quarry archive ferry estuary")
+_WORDS_TEXT = (
+    "lighthouse canal glacier orchard harbour library railway museum meadow "
+    "bridge festival quarry archive ferry estuary"
+)
 _WORDS = tuple(_WORDS_TEXT.split())
 _OTHER = ("運河", "灯台", "река", "γέφυρα", "Straße", "نهر")
 
@@ -115,8 +117,13 @@ class Plan:
 
 
 class Soak:
-    def __init__(self, plan: Plan, pid: int, alive: Callable[[], bool],
-                 progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        pid: int,
+        alive: Callable[[], bool],
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.plan = plan
         self.progress = progress
         self.pid = pid
@@ -143,10 +150,12 @@ class Soak:
         sampler = asyncio.create_task(self._sample())
         ticker = asyncio.create_task(self._own_lag())
         holders = [asyncio.create_task(self._silent(i)) for i in range(p.silent_connections)]
-        workers = [*(self._modern(i) for i in range(p.clients)),
-                   *(self._legacy(i) for i in range(p.legacy_clients)),
-                   *(self._slow(i) for i in range(p.slow_clients)),
-                   *(self._stall(i) for i in range(p.stall_clients))]
+        workers = [
+            *(self._modern(i) for i in range(p.clients)),
+            *(self._legacy(i) for i in range(p.legacy_clients)),
+            *(self._slow(i) for i in range(p.slow_clients)),
+            *(self._stall(i) for i in range(p.stall_clients)),
+        ]
         await asyncio.gather(*workers)
         self.record.window_s = min(time.monotonic(), self.end) - self.began
         self.record.drained_s = max(0.0, time.monotonic() - self.end)
@@ -168,8 +177,9 @@ class Soak:
             if self.record.crashed_at_s is None:
                 self.record.crashed_at_s = time.monotonic() - self.began
             return False
-        self.record.samples.append((time.monotonic() - self.began, status.get("VmRSS", 0),
-                                    status.get("VmHWM", 0)))
+        self.record.samples.append(
+            (time.monotonic() - self.began, status.get("VmRSS", 0), status.get("VmHWM", 0))
+        )
         return True
 
     async def _own_lag(self) -> None:
@@ -188,20 +198,28 @@ class Soak:
                 said = time.monotonic()
                 calls = self.record.calls
                 rss = self.record.samples[-1][1] / 1024 if self.record.samples else 0.0
-                self.progress(f"{said - self.began:.0f} s: {len(calls)} requests, "
-                              f"{sum(c.lost for c in calls)} lost, VmRSS {rss:.1f} MiB")
+                self.progress(
+                    f"{said - self.began:.0f} s: {len(calls)} requests, "
+                    f"{sum(c.lost for c in calls)} lost, VmRSS {rss:.1f} MiB"
+                )
 
     # ------------------------------------------------------- one exchange
 
     def _call(self, channel: str, tool: str, target: str = "") -> Call:
         stated = self.plan.maxima_ms.get(tool)
-        limit = (stated / 1000 if stated is not None else self.plan.request_timeout_s)
+        limit = stated / 1000 if stated is not None else self.plan.request_timeout_s
         call = Call(channel, tool, target, stated, limit + self.plan.margin_s)
         self.record.calls.append(call)
         return call
 
-    async def _exchange(self, conn: Connection, data: bytes, call: Call, request_id: int | None,
-                        spread_s: float = 0.0) -> Reply | None:
+    async def _exchange(
+        self,
+        conn: Connection,
+        data: bytes,
+        call: Call,
+        request_id: int | None,
+        spread_s: float = 0.0,
+    ) -> Reply | None:
         """Write, then wait for the whole response within the call's bound."""
         first_byte = time.monotonic()
         call.at_s = first_byte - self.began
@@ -237,8 +255,7 @@ class Soak:
     def _search(self) -> tuple[str, dict[str, Any]]:
         r = self.rnd
         words = [*r.sample(_WORDS, r.randint(1, 3)), f"q{self.plan.marker}"]
-        kind = r.choices(("words", "long", "secret", "time_range", "mixed"),
-                         (80, 4, 4, 4, 8))[0]
+        kind = r.choices(("words", "long", "secret", "time_range", "mixed"), (80, 4, 4, 4, 8))[0]
         if kind == "long":
             words = words * 40  # past LIM-S1 (400 characters)
         elif kind == "secret":
@@ -264,10 +281,11 @@ class Soak:
         target = target or self._target()
         host = r.choice(sorted(p.sites))
         site = f"https://{host}:{p.sites[host]}/{p.marker}/"
-        url = {"secret": f"{site}article-text-0?key={p.secret}",
-               "private_address": f"https://10.255.255.1/{p.marker}/page",
-               "closed_port": f"https://closed.invalid:9/{p.marker}/page"}.get(
-                   target.where, site + target.name)
+        url = {
+            "secret": f"{site}article-text-0?key={p.secret}",
+            "private_address": f"https://10.255.255.1/{p.marker}/page",
+            "closed_port": f"https://closed.invalid:9/{p.marker}/page",
+        }.get(target.where, site + target.name)
         args: dict[str, Any] = {"url": url}
         if r.random() < 0.2:
             args["max_chars"] = r.choice((500, 3000, 20000))
@@ -292,12 +310,20 @@ class Soak:
             if what == "tool":
                 tool, target, args = self._tool()
                 rid = next(self.ids)
-                await self._exchange(conn, client.modern_call(p.port, token, rid, tool, args),
-                                     self._call("modern", tool, target), rid)
+                await self._exchange(
+                    conn,
+                    client.modern_call(p.port, token, rid, tool, args),
+                    self._call("modern", tool, target),
+                    rid,
+                )
             elif what == "list":
                 rid = next(self.ids)
-                await self._exchange(conn, client.modern(p.port, token, rid, "tools/list", {}),
-                                     self._call("modern", "tools/list"), rid)
+                await self._exchange(
+                    conn,
+                    client.modern(p.port, token, rid, "tools/list", {}),
+                    self._call("modern", "tools/list"),
+                    rid,
+                )
             elif what == "cancel":
                 await self._abandon(token)
             else:
@@ -312,8 +338,9 @@ class Soak:
         name, args = self._fetch(target) if r.random() < 0.5 else self._search()
         tool = "web_fetch" if "url" in args else "web_search"
         conn = Connection(p.port)
-        self.record.calls.append(Call("cancel", tool, name, None, 0.0,
-                                      outcome="given up by the client"))
+        self.record.calls.append(
+            Call("cancel", tool, name, None, 0.0, outcome="given up by the client")
+        )
         try:
             await conn.write(client.modern_call(p.port, token, next(self.ids), tool, args))
             await asyncio.sleep(r.uniform(*ABANDON_S))
@@ -325,9 +352,12 @@ class Soak:
         p = self.plan
         conn = Connection(p.port)
         rid = next(self.ids)
-        await self._exchange(conn, client.modern_call(p.port, "not-a-token-" + p.marker, rid,
-                                                      "engine_status", {}),
-                             self._call("token", "engine_status"), rid)
+        await self._exchange(
+            conn,
+            client.modern_call(p.port, "not-a-token-" + p.marker, rid, "engine_status", {}),
+            self._call("token", "engine_status"),
+            rid,
+        )
         await conn.close()
 
     async def _legacy(self, index: int) -> None:
@@ -338,35 +368,55 @@ class Soak:
             conn = Connection(p.port)
             rid = next(self.ids)
             opened = await self._exchange(
-                conn, client.legacy(p.port, token, client.initialize(rid, version), None, None),
-                self._call("legacy", "initialize", version), rid)
+                conn,
+                client.legacy(p.port, token, client.initialize(rid, version), None, None),
+                self._call("legacy", "initialize", version),
+                rid,
+            )
             session = opened.headers.get("mcp-session-id") if opened else None
             if session is None:
                 await conn.close()
                 await asyncio.sleep(1.0)
                 continue
             note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            await self._exchange(conn, client.legacy(p.port, token, note, session, version),
-                                 self._call("legacy", "notifications/initialized", version), None)
+            await self._exchange(
+                conn,
+                client.legacy(p.port, token, note, session, version),
+                self._call("legacy", "notifications/initialized", version),
+                None,
+            )
             for _ in range(r.randint(2, 6)):
                 if not self.running():
                     break
                 rid = next(self.ids)
                 if r.random() < 0.1:
-                    tool, target, message = "tools/list", "", {
-                        "jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": {}}
+                    tool, target, message = (
+                        "tools/list",
+                        "",
+                        {"jsonrpc": "2.0", "id": rid, "method": "tools/list", "params": {}},
+                    )
                 else:
                     tool, target, args = self._tool()
-                    message = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                               "params": {"name": tool, "arguments": args}}
-                await self._exchange(conn, client.legacy(p.port, token, message, session,
-                                                         version),
-                                     self._call("legacy", tool, target), rid)
+                    message = {
+                        "jsonrpc": "2.0",
+                        "id": rid,
+                        "method": "tools/call",
+                        "params": {"name": tool, "arguments": args},
+                    }
+                await self._exchange(
+                    conn,
+                    client.legacy(p.port, token, message, session, version),
+                    self._call("legacy", tool, target),
+                    rid,
+                )
                 await asyncio.sleep(r.uniform(0, THINK_S))
             if r.random() < 0.9:  # else left open: the pool must expire it
-                await self._exchange(conn, client.legacy(p.port, token, None, session, version,
-                                                         method="DELETE"),
-                                     self._call("legacy", "DELETE", version), None)
+                await self._exchange(
+                    conn,
+                    client.legacy(p.port, token, None, session, version, method="DELETE"),
+                    self._call("legacy", "DELETE", version),
+                    None,
+                )
             await conn.close()
 
     async def _slow(self, index: int) -> None:
@@ -397,7 +447,7 @@ class Soak:
             data = client.modern_call(p.port, token, rid, "engine_status", {})
             conn = Connection(p.port)
             call = self._call("stall", "engine_status (half a body)")
-            await self._exchange(conn, data[:len(data) - 20], call, rid)
+            await self._exchange(conn, data[: len(data) - 20], call, rid)
             await conn.close()
             await asyncio.sleep(1.0)
 
@@ -422,10 +472,12 @@ class Soak:
             except OSError:
                 closed = True
             except asyncio.CancelledError:
-                self.record.silent.append(Silent(opened - self.began, time.monotonic() - opened,
-                                                 False, False))
+                self.record.silent.append(
+                    Silent(opened - self.began, time.monotonic() - opened, False, False)
+                )
                 writer.close()
                 raise
-            self.record.silent.append(Silent(opened - self.began, time.monotonic() - opened,
-                                             closed, late))
+            self.record.silent.append(
+                Silent(opened - self.began, time.monotonic() - opened, closed, late)
+            )
             writer.close()

@@ -83,7 +83,9 @@ def _tool_rows(calls: list[Call]) -> dict[str, dict[str, Any]]:
         times = [c.latency_s * 1000 for c in group if c.latency_s is not None]
         stated = group[0].stated_ms
         rows[tool] = {
-            "sent": len(group), "answered": len(times), "lost": sum(c.lost for c in group),
+            "sent": len(group),
+            "answered": len(times),
+            "lost": sum(c.lost for c in group),
             "p50_ms": round(pct(times, 50), 1) if times else None,
             "p99_ms": round(pct(times, 99), 1) if times else None,
             "max_ms": round(max(times), 1) if times else None,
@@ -94,19 +96,31 @@ def _tool_rows(calls: list[Call]) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def build(record: Record, *, estimate_mib: int, memory_line: str, ending: Ending, logs: Logs,
-          hits: dict[str, int], private_path: str, margin_s: float, config: dict[str, Any]
-          ) -> dict[str, Any]:
+def build(
+    record: Record,
+    *,
+    estimate_mib: int,
+    memory_line: str,
+    ending: Ending,
+    logs: Logs,
+    hits: dict[str, int],
+    private_path: str,
+    margin_s: float,
+    config: dict[str, Any],
+) -> dict[str, Any]:
     sent = [c for c in record.calls if c.channel != "cancel"]
     cancelled = [c for c in record.calls if c.channel == "cancel"]
     channels = {}
     for ch in sorted({c.channel for c in sent}):
         group = [c for c in sent if c.channel == ch]
         times = [c.latency_s * 1000 for c in group if c.latency_s is not None]
-        channels[ch] = {"sent": len(group), "lost": sum(c.lost for c in group),
-                        "p50_ms": round(pct(times, 50), 1) if times else None,
-                        "p99_ms": round(pct(times, 99), 1) if times else None,
-                        "max_ms": round(max(times), 1) if times else None}
+        channels[ch] = {
+            "sent": len(group),
+            "lost": sum(c.lost for c in group),
+            "p50_ms": round(pct(times, 50), 1) if times else None,
+            "p99_ms": round(pct(times, 99), 1) if times else None,
+            "max_ms": round(max(times), 1) if times else None,
+        }
     targets: dict[str, Counter[str]] = defaultdict(Counter)
     for c in sent:
         if c.tool == "web_fetch":
@@ -117,7 +131,8 @@ def build(record: Record, *, estimate_mib: int, memory_line: str, ending: Ending
         minutes[int(t // 60)] = max(minutes[int(t // 60)], rss)
     silent_open = [s.open_s for s in record.silent if s.closed_by_server]
     memory = {
-        "estimate_mib": estimate_mib, "check_line": memory_line,
+        "estimate_mib": estimate_mib,
+        "check_line": memory_line,
         "peak_hwm_mib": round(hwm / KIB, 1),
         "rss_first_mib": round(record.samples[0][1] / KIB, 1) if record.samples else None,
         "rss_last_mib": round(record.samples[-1][1] / KIB, 1) if record.samples else None,
@@ -126,34 +141,61 @@ def build(record: Record, *, estimate_mib: int, memory_line: str, ending: Ending
     }
     report: dict[str, Any] = {
         "config": config,
-        "window_s": round(record.window_s, 1), "drained_s": round(record.drained_s, 1),
+        "window_s": round(record.window_s, 1),
+        "drained_s": round(record.drained_s, 1),
         "margin_s": margin_s,
-        "requests": {"sent": len(sent), "answered": sum(c.latency_s is not None for c in sent),
-                     "lost": sum(c.lost for c in sent),
-                     "not_judged": sum(c.latency_s is None and not c.lost for c in sent),
-                     "given_up_by_client": len(cancelled)},
+        "requests": {
+            "sent": len(sent),
+            "answered": sum(c.latency_s is not None for c in sent),
+            "lost": sum(c.lost for c in sent),
+            "not_judged": sum(c.latency_s is None and not c.lost for c in sent),
+            "given_up_by_client": len(cancelled),
+        },
         "own_lag_ms": round(record.own_lag_s * 1000, 1),
         "tools": _tool_rows(sent),
         "channels": channels,
         "fetch_targets": {t: dict(c.most_common()) for t, c in sorted(targets.items())},
-        "lost": [{"channel": c.channel, "tool": c.tool, "target": c.target,
-                  "outcome": c.outcome, "bound_s": round(c.limit_s, 1), "at_s": round(c.at_s, 1)}
-                 for c in sent if c.lost][:50],
-        "silent": {"held": len(record.silent), "closed_by_server": len(silent_open),
-                   "late": sum(s.late for s in record.silent),
-                   "late_at_s": [round(s.at_s, 1) for s in record.silent if s.late][:50],
-                   "open_p50_s": round(pct(silent_open, 50), 1) if silent_open else None,
-                   "open_max_s": round(max(silent_open), 1) if silent_open else None},
+        "lost": [
+            {
+                "channel": c.channel,
+                "tool": c.tool,
+                "target": c.target,
+                "outcome": c.outcome,
+                "bound_s": round(c.limit_s, 1),
+                "at_s": round(c.at_s, 1),
+            }
+            for c in sent
+            if c.lost
+        ][:50],
+        "silent": {
+            "held": len(record.silent),
+            "closed_by_server": len(silent_open),
+            "late": sum(s.late for s in record.silent),
+            "late_at_s": [round(s.at_s, 1) for s in record.silent if s.late][:50],
+            "open_p50_s": round(pct(silent_open, 50), 1) if silent_open else None,
+            "open_max_s": round(max(silent_open), 1) if silent_open else None,
+        },
         "memory": memory,
-        "server": {"exit_code": ending.exit_code, "exit_s": round(ending.exit_s, 2),
-                   "exit_bound_s": ending.exit_bound_s, "crashed_at_s": ending.crashed_at_s,
-                   "cpu_s": round(record.cpu_s, 1) if record.cpu_s is not None else None},
-        "logs": {"lines": logs.lines, "not_records": logs.not_records,
-                 "events": dict(logs.events.most_common()), "errors": dict(logs.errors),
-                 "leaking_lines": logs.leaks, "stdout_bytes": logs.stdout_bytes},
-        "sites": {"secret_requests": hits.get("secret", 0),
-                  "disallowed_requests": hits.get(private_path, 0),
-                  "requests": sum(hits.values())},
+        "server": {
+            "exit_code": ending.exit_code,
+            "exit_s": round(ending.exit_s, 2),
+            "exit_bound_s": ending.exit_bound_s,
+            "crashed_at_s": ending.crashed_at_s,
+            "cpu_s": round(record.cpu_s, 1) if record.cpu_s is not None else None,
+        },
+        "logs": {
+            "lines": logs.lines,
+            "not_records": logs.not_records,
+            "events": dict(logs.events.most_common()),
+            "errors": dict(logs.errors),
+            "leaking_lines": logs.leaks,
+            "stdout_bytes": logs.stdout_bytes,
+        },
+        "sites": {
+            "secret_requests": hits.get("secret", 0),
+            "disallowed_requests": hits.get(private_path, 0),
+            "requests": sum(hits.values()),
+        },
     }
     report["failures"] = failures(report)
     report["passed"] = not report["failures"]
@@ -174,26 +216,34 @@ def failures(report: dict[str, Any]) -> list[str]:
         out.append(f"the server exited with {server['exit_code']} after SIGTERM")
     memory = report["memory"]
     if memory["peak_hwm_mib"] > memory["estimate_mib"]:
-        out.append(f"peak resident set {memory['peak_hwm_mib']} MiB is above check's "
-                   f"estimate of {memory['estimate_mib']} MiB")
+        out.append(
+            f"peak resident set {memory['peak_hwm_mib']} MiB is above check's "
+            f"estimate of {memory['estimate_mib']} MiB"
+        )
     if report["silent"]["late"]:
-        out.append(f"{report['silent']['late']} silent connections held past "
-                   "idle_timeout_s + the margin")
+        out.append(
+            f"{report['silent']['late']} silent connections held past idle_timeout_s + the margin"
+        )
     logs = report["logs"]
     if logs["not_records"]:
         out.append(f"{logs['not_records']} stderr lines are not log records")
     if logs["errors"]:
-        out.append("error-level events: " + ", ".join(f"{k} {v}" for k, v in
-                                                       logs["errors"].items()))
+        out.append(
+            "error-level events: " + ", ".join(f"{k} {v}" for k, v in logs["errors"].items())
+        )
     if logs["leaking_lines"]:
-        out.append(f"{logs['leaking_lines']} log lines carry a token, the secret, a query "
-                   "or a URL path of the run")
+        out.append(
+            f"{logs['leaking_lines']} log lines carry a token, the secret, a query "
+            "or a URL path of the run"
+        )
     if logs["stdout_bytes"]:
         out.append(f"{logs['stdout_bytes']} bytes on stdout in HTTP mode")
     sites = report["sites"]
     if sites["secret_requests"] or sites["disallowed_requests"]:
-        out.append(f"sites got {sites['secret_requests']} requests for the secret-bearing URL "
-                   f"and {sites['disallowed_requests']} for the disallowed path")
+        out.append(
+            f"sites got {sites['secret_requests']} requests for the secret-bearing URL "
+            f"and {sites['disallowed_requests']} for the disallowed path"
+        )
     return out
 
 
@@ -205,8 +255,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     out = []
     for n, row in enumerate(cells):
-        out.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                    for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+        out.append(
+            "  "
+            + "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
         if n == 0:
             out.append("  " + "  ".join("-" * w for w in widths))
     return out
@@ -215,21 +270,52 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 def render(report: dict[str, Any]) -> str:
     r, out = report, []
     req, mem, srv = r["requests"], r["memory"], r["server"]
-    out.append(f"window {r['window_s']} s, then {r['drained_s']} s for the calls in flight; "
-               f"margin {r['margin_s']:g} s over each stated maximum")
-    out.append(f"requests: {req['sent']} sent, {req['answered']} answered, {req['lost']} lost, "
-               f"{req['not_judged']} not judged (never written whole); "
-               f"{req['given_up_by_client']} more given up by the client on purpose")
-    out.append(f"load generator: its own event loop woke at worst {r['own_lag_ms']} ms late"
-               + (" - more than half the margin: a lost answer may be partly the soak's own "
-                  "delay" if r["own_lag_ms"] > 500 * r["margin_s"] else ""))
+    out.append(
+        f"window {r['window_s']} s, then {r['drained_s']} s for the calls in flight; "
+        f"margin {r['margin_s']:g} s over each stated maximum"
+    )
+    out.append(
+        f"requests: {req['sent']} sent, {req['answered']} answered, {req['lost']} lost, "
+        f"{req['not_judged']} not judged (never written whole); "
+        f"{req['given_up_by_client']} more given up by the client on purpose"
+    )
+    out.append(
+        f"load generator: its own event loop woke at worst {r['own_lag_ms']} ms late"
+        + (
+            " - more than half the margin: a lost answer may be partly the soak's own delay"
+            if r["own_lag_ms"] > 500 * r["margin_s"]
+            else ""
+        )
+    )
     out.append("")
     out.append("per tool or request (latency: last request byte to last response byte):")
-    out += _table(("request", "sent", "answered", "lost", "p50 ms", "p99 ms", "max ms",
-                   "stated max", "over stated"),
-                  [(t, v["sent"], v["answered"], v["lost"], v["p50_ms"], v["p99_ms"],
-                    v["max_ms"], v["stated_max_ms"] or "LIM-H5", v["over_stated"])
-                   for t, v in r["tools"].items()])
+    out += _table(
+        (
+            "request",
+            "sent",
+            "answered",
+            "lost",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "stated max",
+            "over stated",
+        ),
+        [
+            (
+                t,
+                v["sent"],
+                v["answered"],
+                v["lost"],
+                v["p50_ms"],
+                v["p99_ms"],
+                v["max_ms"],
+                v["stated_max_ms"] or "LIM-H5",
+                v["over_stated"],
+            )
+            for t, v in r["tools"].items()
+        ],
+    )
     out.append("")
     out.append("outcomes:")
     for tool, row in r["tools"].items():
@@ -240,32 +326,46 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"  {target}: " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
     out.append("")
     out.append("by client (all its requests; latency p50 / p99 / max ms):")
-    out += [f"  {ch}: {v['sent']} sent, {v['lost']} lost; {v['p50_ms']} / {v['p99_ms']} / "
-            f"{v['max_ms']}" for ch, v in r["channels"].items()]
+    out += [
+        f"  {ch}: {v['sent']} sent, {v['lost']} lost; {v['p50_ms']} / {v['p99_ms']} / {v['max_ms']}"
+        for ch, v in r["channels"].items()
+    ]
     s = r["silent"]
-    out.append(f"silent connections: {s['held']} held, {s['closed_by_server']} closed by the "
-               f"server after p50 {s['open_p50_s']} s / max {s['open_max_s']} s, "
-               f"{s['late']} held too long" + (f" (opened at {s['late_at_s']} s)" if s["late"]
-                                                else ""))
-    out.append(f"memory: peak (VmHWM) {mem['peak_hwm_mib']} MiB against check's estimate "
-               f"{mem['estimate_mib']} MiB; VmRSS first {mem['rss_first_mib']}, last "
-               f"{mem['rss_last_mib']} MiB; highest VmRSS per minute "
-               f"{mem['rss_max_per_minute_mib']}")
+    out.append(
+        f"silent connections: {s['held']} held, {s['closed_by_server']} closed by the "
+        f"server after p50 {s['open_p50_s']} s / max {s['open_max_s']} s, "
+        f"{s['late']} held too long" + (f" (opened at {s['late_at_s']} s)" if s["late"] else "")
+    )
+    out.append(
+        f"memory: peak (VmHWM) {mem['peak_hwm_mib']} MiB against check's estimate "
+        f"{mem['estimate_mib']} MiB; VmRSS first {mem['rss_first_mib']}, last "
+        f"{mem['rss_last_mib']} MiB; highest VmRSS per minute "
+        f"{mem['rss_max_per_minute_mib']}"
+    )
     out.append(f"  check said: {mem['check_line']}")
-    out.append(f"server: CPU {srv['cpu_s']} s over the window; exit code {srv['exit_code']} "
-               f"{srv['exit_s']} s after SIGTERM (bound {srv['exit_bound_s']:g} s)")
+    out.append(
+        f"server: CPU {srv['cpu_s']} s over the window; exit code {srv['exit_code']} "
+        f"{srv['exit_s']} s after SIGTERM (bound {srv['exit_bound_s']:g} s)"
+    )
     logs = r["logs"]
-    out.append(f"logs: {logs['lines']} lines, {logs['not_records']} not records, "
-               f"{logs['leaking_lines']} leaking, {logs['stdout_bytes']} bytes on stdout; "
-               "events " + ", ".join(f"{k} {v}" for k, v in logs["events"].items()))
-    out.append(f"sites: {r['sites']['requests']} requests, {r['sites']['secret_requests']} for "
-               f"the secret-bearing URL, {r['sites']['disallowed_requests']} for the "
-               "disallowed path")
+    out.append(
+        f"logs: {logs['lines']} lines, {logs['not_records']} not records, "
+        f"{logs['leaking_lines']} leaking, {logs['stdout_bytes']} bytes on stdout; "
+        "events " + ", ".join(f"{k} {v}" for k, v in logs["events"].items())
+    )
+    out.append(
+        f"sites: {r['sites']['requests']} requests, {r['sites']['secret_requests']} for "
+        f"the secret-bearing URL, {r['sites']['disallowed_requests']} for the "
+        "disallowed path"
+    )
     if r["lost"]:
         out.append("")
         out.append("lost (at most 50):")
-        out += [f"  at {c['at_s']} s, {c['channel']} {c['tool']} {c['target']}: "
-                f"{c['outcome']} (bound {c['bound_s']} s)" for c in r["lost"]]
+        out += [
+            f"  at {c['at_s']} s, {c['channel']} {c['tool']} {c['target']}: "
+            f"{c['outcome']} (bound {c['bound_s']} s)"
+            for c in r["lost"]
+        ]
     out.append("")
     if r["passed"]:
         out.append("soak: PASSED")

@@ -102,11 +102,17 @@ def token_env(index: int) -> str:
 def config_text(settings: Settings, sites: dict[str, int], wiki: str, flaky: str) -> str:
     callers = "".join(CALLER.format(id=c, env=token_env(i)) for i, c in enumerate(CALLERS))
     return CONFIG.format(
-        idle=IDLE_TIMEOUT_S, request_timeout=settings.request_timeout_s, callers=callers,
-        max_bytes=settings.max_bytes, fetch_deadline=settings.fetch_deadline_ms,
+        idle=IDLE_TIMEOUT_S,
+        request_timeout=settings.request_timeout_s,
+        callers=callers,
+        max_bytes=settings.max_bytes,
+        fetch_deadline=settings.fetch_deadline_ms,
         ports=", ".join(str(p) for p in sorted(set(sites.values()))),
-        hosts=", ".join(f'"{h}"' for h in sorted(sites)), rate=RATE_PER_MINUTE,
-        wiki=wiki, flaky=flaky)
+        hosts=", ".join(f'"{h}"' for h in sorted(sites)),
+        rate=RATE_PER_MINUTE,
+        wiki=wiki,
+        flaky=flaky,
+    )
 
 
 def server_env(folder: Path, ca_path: str, settings: Settings) -> dict[str, str]:
@@ -136,12 +142,16 @@ _MEMORY = re.compile(r"memory: worst case about (\d+) MiB[^\n]*")
 _MAXIMA = re.compile(r"tool call maxima in ms: web_search=(\d+) web_fetch=(\d+)")
 
 
-def start_check(command: Sequence[str], config: Path, env: dict[str, str]
-                ) -> subprocess.Popen[str]:
+def start_check(command: Sequence[str], config: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     """`check` on the configuration, in the background while the server starts."""
-    return subprocess.Popen([*command, "check", "--config", str(config)], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [*command, "check", "--config", str(config)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def read_check(proc: subprocess.Popen[str]) -> Figures:
@@ -154,11 +164,18 @@ def read_check(proc: subprocess.Popen[str]) -> Figures:
     memory = _MEMORY.search(err)
     maxima = _MAXIMA.search(err)
     if proc.returncode != 0 or memory is None or maxima is None:
-        raise SystemExit(f"soak: check refused the configuration (exit {proc.returncode}):\n"
-                         + err[-2000:])
-    return Figures(int(memory.group(1)), memory.group(0),
-                   {"web_search": int(maxima.group(1)), "web_fetch": int(maxima.group(2)),
-                    "engine_status": ENGINE_STATUS_MAX_MS})
+        raise SystemExit(
+            f"soak: check refused the configuration (exit {proc.returncode}):\n" + err[-2000:]
+        )
+    return Figures(
+        int(memory.group(1)),
+        memory.group(0),
+        {
+            "web_search": int(maxima.group(1)),
+            "web_fetch": int(maxima.group(2)),
+            "engine_status": ENGINE_STATUS_MAX_MS,
+        },
+    )
 
 
 # -- the process -------------------------------------------------------------------------
@@ -197,9 +214,14 @@ def start(command: Sequence[str], config: Path, env: dict[str, str], folder: Pat
     """Start serve over HTTP and wait for its `listening` line on stderr."""
     log_path, out_path = folder / "server.log", folder / "server.out"
     with open(log_path, "wb") as log, open(out_path, "wb") as out:
-        proc = subprocess.Popen([*command, "serve", "--transport", "http", "--config",
-                                 str(config)], stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=log, env=env, cwd=folder)
+        proc = subprocess.Popen(
+            [*command, "serve", "--transport", "http", "--config", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=log,
+            env=env,
+            cwd=folder,
+        )
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():

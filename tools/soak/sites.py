@@ -82,14 +82,16 @@ async def _send(writer: asyncio.StreamWriter, answer: Answer, elsewhere: str = "
     for i in range(len(answer.body)):
         if writer.transport.is_closing() or loop.time() > until:
             return  # the client gave up (its deadline), or we did
-        writer.write(answer.body[i:i + 1])
+        writer.write(answer.body[i : i + 1])
         await writer.drain()
         await asyncio.sleep(answer.drip_s)
 
 
-def site_handler(table: dict[str, Answer], hits: Counter[str], secret: str,
-                 elsewhere: list[str]) -> Handler:
+def site_handler(
+    table: dict[str, Answer], hits: Counter[str], secret: str, elsewhere: list[str]
+) -> Handler:
     """One site's handler; elsewhere[0], once set, is another site's origin."""
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             target = await _read_target(reader)
@@ -121,8 +123,17 @@ _ODD_SNIPPETS = (
     "long " * 400,
 )
 # mode -> weight: what `flaky` does with a request
-_FLAKY = {"ok": 40, "slow": 15, "error": 10, "limited": 10, "garbage": 5, "challenge": 5,
-          "huge": 5, "close": 5, "trickle": 5}
+_FLAKY = {
+    "ok": 40,
+    "slow": 15,
+    "error": 10,
+    "limited": 10,
+    "garbage": 5,
+    "challenge": 5,
+    "huge": 5,
+    "close": 5,
+    "trickle": 5,
+}
 
 
 def _hits(query: str, rnd: random.Random) -> bytes:
@@ -130,13 +141,21 @@ def _hits(query: str, rnd: random.Random) -> bytes:
     search = []
     for i in range(10):
         word = rnd.choice(words)
-        snippet = (rnd.choice(_ODD_SNIPPETS) if rnd.random() < 0.2 else
-                   f"The <span class=\"searchmatch\">{word}</span> {rnd.choice(_TOPICS)} "
-                   f"is described here, with {rnd.randrange(10**4)} visitors a year.")
-        search.append({"ns": 0, "title": f"{word.title()} {rnd.choice(_TOPICS)} {i}",
-                       "pageid": rnd.randrange(10**7), "snippet": snippet,
-                       "timestamp": f"2026-0{rnd.randrange(1, 10)}-1{rnd.randrange(10)}"
-                                    "T10:00:00Z"})
+        snippet = (
+            rnd.choice(_ODD_SNIPPETS)
+            if rnd.random() < 0.2
+            else f'The <span class="searchmatch">{word}</span> {rnd.choice(_TOPICS)} '
+            f"is described here, with {rnd.randrange(10**4)} visitors a year."
+        )
+        search.append(
+            {
+                "ns": 0,
+                "title": f"{word.title()} {rnd.choice(_TOPICS)} {i}",
+                "pageid": rnd.randrange(10**7),
+                "snippet": snippet,
+                "timestamp": f"2026-0{rnd.randrange(1, 10)}-1{rnd.randrange(10)}T10:00:00Z",
+            }
+        )
     return json.dumps({"batchcomplete": "", "query": {"search": search}}).encode()
 
 
@@ -144,8 +163,9 @@ def _json(body: bytes, status: int = 200, extra: tuple[tuple[str, str], ...] = (
     return Answer(status, body, "application/json", extra)
 
 
-async def _wiki_answer(flaky: bool, query: str, rnd: random.Random,
-                       writer: asyncio.StreamWriter) -> Answer | None:
+async def _wiki_answer(
+    flaky: bool, query: str, rnd: random.Random, writer: asyncio.StreamWriter
+) -> Answer | None:
     mode = rnd.choices(list(_FLAKY), list(_FLAKY.values()))[0] if flaky else "ok"
     if mode == "ok":
         await asyncio.sleep(rnd.uniform(0.0, 0.3))
@@ -162,11 +182,16 @@ async def _wiki_answer(flaky: bool, query: str, rnd: random.Random,
     if mode == "challenge":
         return Answer(body=b"<html><body><h1>PROVIDER-TEXT: are you a robot?</h1></body></html>")
     if mode == "huge":
-        return _json(b'{"query": {"search": [' + b'{"title": "PROVIDER-TEXT"},' * 100_000
-                     + b'{"title": "x"}]}}')
+        return _json(
+            b'{"query": {"search": ['
+            + b'{"title": "PROVIDER-TEXT"},' * 100_000
+            + b'{"title": "x"}]}}'
+        )
     if mode == "trickle":
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 1000\r\nConnection: close\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000\r\nConnection: close\r\n\r\n"
+        )
         for _ in range(50):
             writer.write(b" ")
             await writer.drain()
@@ -213,9 +238,12 @@ async def serve(folder: Path, marker: str, max_bytes: int, seed: int, secret: st
     hits: Counter[str] = Counter()
     rnd = random.Random(seed + 1)
     others: list[list[str]] = [[""] for _ in HOSTS]
-    sites = [await asyncio.start_server(site_handler(table, hits, secret, other), host, 0,
-                                        ssl=context, backlog=256)
-             for host, other in zip(HOSTS, others, strict=True)]
+    sites = [
+        await asyncio.start_server(
+            site_handler(table, hits, secret, other), host, 0, ssl=context, backlog=256
+        )
+        for host, other in zip(HOSTS, others, strict=True)
+    ]
     wiki = await asyncio.start_server(wiki_handler(False, rnd), "127.0.0.1", 0, backlog=256)
     flaky = await asyncio.start_server(wiki_handler(True, rnd), "127.0.0.1", 0, backlog=256)
 
@@ -225,10 +253,17 @@ async def serve(folder: Path, marker: str, max_bytes: int, seed: int, secret: st
     for i, other in enumerate(others):  # each site redirects to the next one
         nxt = (i + 1) % len(HOSTS)
         other[0] = f"https://{HOSTS[nxt]}:{port(sites[nxt])}"
-    print(json.dumps({"ca": str(ca_path),
-                      "sites": {host: port(s) for host, s in zip(HOSTS, sites, strict=True)},
-                      "wiki": f"http://127.0.0.1:{port(wiki)}/w",
-                      "flaky": f"http://127.0.0.1:{port(flaky)}/w"}), flush=True)
+    print(
+        json.dumps(
+            {
+                "ca": str(ca_path),
+                "sites": {host: port(s) for host, s in zip(HOSTS, sites, strict=True)},
+                "wiki": f"http://127.0.0.1:{port(wiki)}/w",
+                "flaky": f"http://127.0.0.1:{port(flaky)}/w",
+            }
+        ),
+        flush=True,
+    )
     await loop.run_in_executor(None, sys.stdin.buffer.read)  # until the soak closes it
     for server in (*sites, wiki, flaky):
         server.close()

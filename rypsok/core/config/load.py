@@ -42,8 +42,13 @@ _SYNTAX = (
     ("Illegal character", "a character not allowed here"),
     ("Expected", "unexpected text"),
 )
-_DUPLICATE = ("Cannot declare", "Cannot overwrite", "Cannot mutate", "Cannot redefine",
-              "Duplicate inline table key")
+_DUPLICATE = (
+    "Cannot declare",
+    "Cannot overwrite",
+    "Cannot mutate",
+    "Cannot redefine",
+    "Duplicate inline table key",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,9 @@ def _syntax_problem(message: str, text: str) -> Problem:
         duplicate = scan(text).duplicate
         if duplicate is not None and _safe_path(duplicate[0]):
             return Problem(render(duplicate[0]), "defined more than once", duplicate[1])
-        return Problem("", "TOML syntax error: a table or key defined more than once",
-                       _place(message, text))
+        return Problem(
+            "", "TOML syntax error: a table or key defined more than once", _place(message, text)
+        )
     words = next((ours for theirs, ours in _SYNTAX if message.startswith(theirs)), "invalid TOML")
     return Problem("", f"TOML syntax error: {words}", _place(message, text))
 

@@ -29,8 +29,12 @@ class Constants:
 
     @classmethod
     def measured(cls) -> Constants:
-        return cls(limits.default("LIM-M1"), limits.default("LIM-M2"),
-                   limits.default("LIM-M3"), limits.default("LIM-M4"))
+        return cls(
+            limits.default("LIM-M1"),
+            limits.default("LIM-M2"),
+            limits.default("LIM-M3"),
+            limits.default("LIM-M4"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,21 +56,37 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def estimate(*, fetches_in_flight: int, max_bytes: int, parsing_in_flight: int,
-             max_sessions: int, legacy_revisions: bool, cache_enabled: bool,
-             cache_max_entries: int, cache_max_entry_bytes: int,
-             platform: str = sys.platform, constants: Constants | None = None) -> MemoryEstimate:
+def estimate(
+    *,
+    fetches_in_flight: int,
+    max_bytes: int,
+    parsing_in_flight: int,
+    max_sessions: int,
+    legacy_revisions: bool,
+    cache_enabled: bool,
+    cache_max_entries: int,
+    cache_max_entry_bytes: int,
+    platform: str = sys.platform,
+    constants: Constants | None = None,
+) -> MemoryEstimate:
     c = constants or Constants.measured()
     bodies = _ceil_div(fetches_in_flight * max_bytes, MIB)
     # Integer arithmetic in tenths of a byte, so the rounding is exact.
-    parses = _ceil_div(parsing_in_flight * (c.parse_tenths * max_bytes
-                                            + 10 * c.parse_fixed_mib * MIB), 10 * MIB)
+    parses = _ceil_div(
+        parsing_in_flight * (c.parse_tenths * max_bytes + 10 * c.parse_fixed_mib * MIB), 10 * MIB
+    )
     sessions = _ceil_div(max_sessions * c.session_kib * KIB, MIB) if legacy_revisions else 0
     cache = _ceil_div(cache_max_entries * cache_max_entry_bytes, MIB) if cache_enabled else 0
     total = c.base_mib + bodies + parses + sessions + cache
     here = platform.startswith("linux")
     return MemoryEstimate(
-        base=c.base_mib, bodies=bodies, parses=parses, sessions=sessions, cache=cache,
-        total=total, measured_here=here, build=BUILD,
+        base=c.base_mib,
+        bodies=bodies,
+        parses=parses,
+        sessions=sessions,
+        cache=cache,
+        total=total,
+        measured_here=here,
+        build=BUILD,
         over_unit=here and total > limits.default("LIM-M5"),
     )

@@ -58,8 +58,11 @@ class Reader:
             # such a name is never repeated, only the table it stands in.
             label = render(path) or "top level"
             where = self.positions.at((*path, name))
-            hint = f"an unknown {what}; did you mean {close[0]}?" if close else (
-                f"an unknown {what} or table")
+            hint = (
+                f"an unknown {what}; did you mean {close[0]}?"
+                if close
+                else (f"an unknown {what} or table")
+            )
             self.problems.append(Problem(label, hint, where))
 
     # -- scalars -------------------------------------------------------------

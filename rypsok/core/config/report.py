@@ -51,8 +51,9 @@ def engine_line(engine: EngineSettings) -> str:
     if engine.base_url is not None:
         parts.append("base_url=custom")
     if engine.admission.keyed:
-        parts.append(f"api_key_env={engine.api_key_env}" if engine.api_key_env
-                     else "api_key_file=set")
+        parts.append(
+            f"api_key_env={engine.api_key_env}" if engine.api_key_env else "api_key_file=set"
+        )
     return " ".join(parts) + " " + engine_state(engine)
 
 
@@ -88,15 +89,24 @@ def lines(config: Config) -> list[str]:
         "tool rate limits per minute: "
         f"web_search={lim.web_search_per_minute} web_fetch={lim.web_fetch_per_minute} "
         f"engine_status={lim.engine_status_per_minute}"
-        + ("" if config.status.enabled else " (engine_status is not offered: [status] enabled "
-           "= false)"),
+        + (
+            ""
+            if config.status.enabled
+            else " (engine_status is not offered: [status] enabled = false)"
+        ),
         f"tool call maxima in ms: web_search={search_ms} web_fetch={fetch_ms}; "
         "engine_status answers from memory",
     ]
     out += [engine_line(engine) for engine in config.engines]
     served = config.categories_served()
-    out.append("categories served: " + (",".join(served) if served else
-               "none (no active engine; every search is unavailable with reason no_engine)"))
+    out.append(
+        "categories served: "
+        + (
+            ",".join(served)
+            if served
+            else "none (no active engine; every search is unavailable with reason no_engine)"
+        )
+    )
     out.append(
         "service.http: "
         f"bind={h.bind} callers={len(h.callers)} legacy_revisions={_flag(h.legacy_revisions)} "
@@ -120,15 +130,20 @@ def lines(config: Config) -> list[str]:
         f"proxy={'set' if e.proxy else 'none'}"
     )
     out.append(f"privacy: secret_detection={config.privacy.secret_detection}")
-    out.append(f"logging: level={config.logging.level} "
-               f"log_queries={_flag(config.logging.log_queries)}")
+    out.append(
+        f"logging: level={config.logging.level} log_queries={_flag(config.logging.log_queries)}"
+    )
     c = config.cache
-    out.append(f"cache: enabled={_flag(c.enabled)} max_entries={c.max_entries} ttl_s={c.ttl_s} "
-               f"max_entry_bytes={c.max_entry_bytes}")
+    out.append(
+        f"cache: enabled={_flag(c.enabled)} max_entries={c.max_entries} ttl_s={c.ttl_s} "
+        f"max_entry_bytes={c.max_entry_bytes}"
+    )
     out.append(f"scraping: enabled={_flag(config.scraping.enabled)}")
     r = config.resilience
-    out.append(f"resilience: failures_to_open={r.failures_to_open} "
-               f"first_cooldown_s={r.first_cooldown_s} max_cooldown_s={r.max_cooldown_s}")
+    out.append(
+        f"resilience: failures_to_open={r.failures_to_open} "
+        f"first_cooldown_s={r.first_cooldown_s} max_cooldown_s={r.max_cooldown_s}"
+    )
     out.append(
         f"limits: outbound_in_flight={lim.outbound_in_flight} "
         f"per_engine_in_flight={lim.per_engine_in_flight} "
@@ -143,8 +158,10 @@ def memory_line(m: MemoryEstimate) -> str:
     note = f"an estimate for {m.build}"
     if not m.measured_here:
         note += "; measured on Linux, not measured for this platform"
-    return (f"memory: worst case about {m.total} MiB (base {m.base} + bodies {m.bodies} + "
-            f"parses {m.parses} + sessions {m.sessions} + cache {m.cache} MiB; {note})")
+    return (
+        f"memory: worst case about {m.total} MiB (base {m.base} + bodies {m.bodies} + "
+        f"parses {m.parses} + sessions {m.sessions} + cache {m.cache} MiB; {note})"
+    )
 
 
 def warnings(config: Config) -> list[str]:
@@ -152,49 +169,68 @@ def warnings(config: Config) -> list[str]:
     out: list[str] = []
     for index, rule in enumerate(config.egress.allow):
         if rule.wider_than(16, 32):
-            out.append(f"egress.allow[{index}]: the rule admits a network wider than /16 (IPv4) "
-                       "or /32 (IPv6), private ranges included; list host names or a narrower "
-                       "network")
+            out.append(
+                f"egress.allow[{index}]: the rule admits a network wider than /16 (IPv4) "
+                "or /32 (IPv6), private ranges included; list host names or a narrower "
+                "network"
+            )
     if config.privacy.secret_detection == "off":  # noqa: S105 - a mode, not a password
-        out.append("privacy.secret_detection: queries and URLs that carry credentials are sent "
-                   'as they are; use "refuse", the default')
+        out.append(
+            "privacy.secret_detection: queries and URLs that carry credentials are sent "
+            'as they are; use "refuse", the default'
+        )
     h = config.service.http
     from rypsok.core.net.hostname import is_loopback_host
 
     if not is_loopback_host(h.bind_host):
-        out.append("service.http.bind: the listener speaks plain HTTP off loopback, so tokens "
-                   "and traffic cross the network unencrypted; bind on loopback behind a "
-                   "TLS-terminating proxy")
+        out.append(
+            "service.http.bind: the listener speaks plain HTTP off loopback, so tokens "
+            "and traffic cross the network unencrypted; bind on loopback behind a "
+            "TLS-terminating proxy"
+        )
     if config.logging.log_queries:
-        out.append("logging.log_queries: query text is written to the debug log; set it to "
-                   "false")
+        out.append("logging.log_queries: query text is written to the debug log; set it to false")
     if not config.fetch.robots_txt:
-        out.append("fetch.robots_txt: pages are read even where their site asks robots not "
-                   "to; set it to true")
+        out.append(
+            "fetch.robots_txt: pages are read even where their site asks robots not "
+            "to; set it to true"
+        )
     if config.egress.allow_http:
-        out.append("egress.allow_http: pages are read over plain HTTP, readable and alterable "
-                   "on the way; set it to false")
+        out.append(
+            "egress.allow_http: pages are read over plain HTTP, readable and alterable "
+            "on the way; set it to false"
+        )
     if config.fetch.follow_cross_host_redirects:
-        out.append("fetch.follow_cross_host_redirects: a page can send a fetch to another host "
-                   "without the caller deciding; set it to false")
+        out.append(
+            "fetch.follow_cross_host_redirects: a page can send a fetch to another host "
+            "without the caller deciding; set it to false"
+        )
     for engine in config.engines:
         if engine.enabled and engine.admission.scraping:
-            out.append(f"engines.{engine.id}: the engine scrapes a human-facing page, at your "
-                       "risk under the provider's terms; prefer an engine with an API")
+            out.append(
+                f"engines.{engine.id}: the engine scrapes a human-facing page, at your "
+                "risk under the provider's terms; prefer an engine with an API"
+            )
     if config.cache.enabled and not any(
         e.enabled and e.admission.cacheable for e in config.engines
     ):
-        out.append("cache.enabled: the cache is on and no enabled engine allows its results "
-                   "to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
-                   "nothing; turn the cache off, or enable an engine that allows storage")
+        out.append(
+            "cache.enabled: the cache is on and no enabled engine allows its results "
+            "to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
+            "nothing; turn the cache off, or enable an engine that allows storage"
+        )
     memory = memory_of(config)
     if memory.over_unit:
-        out.append(f"memory: the worst case, about {memory.total} MiB, is above the "
-                   f"{limits.default('LIM-M5')} MiB MemoryMax of the documented unit; lower "
-                   "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight or "
-                   "service.http.max_sessions")
+        out.append(
+            f"memory: the worst case, about {memory.total} MiB, is above the "
+            f"{limits.default('LIM-M5')} MiB MemoryMax of the documented unit; lower "
+            "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight or "
+            "service.http.max_sessions"
+        )
     for index, caller in enumerate(h.callers):
         if caller.world_readable:
-            out.append(f"service.http.auth.callers[{index}]: the token file is readable by "
-                       "everyone; chmod 600 it")
+            out.append(
+                f"service.http.auth.callers[{index}]: the token file is readable by "
+                "everyone; chmod 600 it"
+            )
     return out

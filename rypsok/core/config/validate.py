@@ -52,8 +52,19 @@ from rypsok.core.net.rules import Rule, RuleError, parse_rule
 L = limits.get
 
 TABLES = (
-    "config_version", "service", "search", "fetch", "egress", "limits", "resilience",
-    "privacy", "logging", "status", "cache", "scraping", "engines",
+    "config_version",
+    "service",
+    "search",
+    "fetch",
+    "egress",
+    "limits",
+    "resilience",
+    "privacy",
+    "logging",
+    "status",
+    "cache",
+    "scraping",
+    "engines",
 )
 SCRAPING_REFUSED = (
     'type "{driver}" scrapes a human-facing interface; it runs only with '
@@ -91,8 +102,13 @@ def validate(
     privacy_raw = r.table(doc, (), "privacy")
     r.unknown(privacy_raw, ("privacy",), ("secret_detection",))
     privacy = PrivacySettings(
-        r.choice(privacy_raw, ("privacy",), "secret_detection",
-                 ("off", "warn", "mask", "refuse"), "refuse")
+        r.choice(
+            privacy_raw,
+            ("privacy",),
+            "secret_detection",
+            ("off", "warn", "mask", "refuse"),
+            "refuse",
+        )
     )
     logging_raw = r.table(doc, (), "logging")
     r.unknown(logging_raw, ("logging",), ("level", "log_queries"))
@@ -114,9 +130,19 @@ def validate(
         r.problems.sort(key=lambda p: p.place or (1 << 30, 0))
         raise ConfigError(r.problems)
     return Config(
-        source=source, service=service, search=search, fetch=fetch, egress=egress,
-        limits=limits_, resilience=resilience, privacy=privacy, logging=logging,
-        status=status, cache=cache, scraping=scraping, engines=engines,
+        source=source,
+        service=service,
+        search=search,
+        fetch=fetch,
+        egress=egress,
+        limits=limits_,
+        resilience=resilience,
+        privacy=privacy,
+        logging=logging,
+        status=status,
+        cache=cache,
+        scraping=scraping,
+        engines=engines,
     )
 
 
@@ -141,8 +167,9 @@ def _service(
     path: Path = ("service",)
     r.unknown(raw, path, ("structured_content", "user_agent_contact", "shutdown_ms", "http"))
     structured = r.boolean(raw, path, "structured_content", True)
-    contact = r.text(raw, path, "user_agent_contact", "", "a URL or an e-mail address",
-                     parse_contact)
+    contact = r.text(
+        raw, path, "user_agent_contact", "", "a URL or an e-mail address", parse_contact
+    )
     shutdown = r.integer(raw, path, "shutdown_ms", L("LIM-O1"))
     http = _http(r, r.table(raw, path, "http"), fetch, env)
     return ServiceSettings(structured, contact, shutdown, http)
@@ -150,20 +177,44 @@ def _service(
 
 def _http(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -> HttpSettings:
     path: Path = ("service", "http")
-    r.unknown(raw, path, (
-        "bind", "allowed_hosts", "allowed_origins", "legacy_revisions", "max_connections",
-        "max_request_bytes", "idle_timeout_s", "max_streams", "max_sessions",
-        "request_timeout_s", "auth",
-    ))
-    bind = r.text(raw, path, "bind", "127.0.0.1:8737",
-                  "an address and port such as 127.0.0.1:8737 or [::1]:8737", parse_bind)
+    r.unknown(
+        raw,
+        path,
+        (
+            "bind",
+            "allowed_hosts",
+            "allowed_origins",
+            "legacy_revisions",
+            "max_connections",
+            "max_request_bytes",
+            "idle_timeout_s",
+            "max_streams",
+            "max_sessions",
+            "request_timeout_s",
+            "auth",
+        ),
+    )
+    bind = r.text(
+        raw,
+        path,
+        "bind",
+        "127.0.0.1:8737",
+        "an address and port such as 127.0.0.1:8737 or [::1]:8737",
+        parse_bind,
+    )
     host, _, port = bind.rpartition(":")
     bind_host = host.strip("[]")
-    hosts = _normalized_list(r, raw, path, "allowed_hosts", "a host name or host:port",
-                             parse_allowed_host)
-    origins = _normalized_list(r, raw, path, "allowed_origins",
-                               "an origin such as https://app.example (or :* for any port, "
-                               "or null)", parse_origin)
+    hosts = _normalized_list(
+        r, raw, path, "allowed_hosts", "a host name or host:port", parse_allowed_host
+    )
+    origins = _normalized_list(
+        r,
+        raw,
+        path,
+        "allowed_origins",
+        "an origin such as https://app.example (or :* for any port, or null)",
+        parse_origin,
+    )
     legacy = r.boolean(raw, path, "legacy_revisions", True)
     max_connections = r.integer(raw, path, "max_connections", L("LIM-H1"))
     max_request_bytes = r.integer(raw, path, "max_request_bytes", L("LIM-H2"))
@@ -173,7 +224,11 @@ def _http(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -
     margin_ms = limits.default("LIM-H5M")
     floor_s = math.ceil((fetch.deadline_ms + margin_ms) / 1000)
     request_timeout = r.integer(
-        raw, path, "request_timeout_s", L("LIM-H5"), low=floor_s,
+        raw,
+        path,
+        "request_timeout_s",
+        L("LIM-H5"),
+        low=floor_s,
         because=f"fetch.deadline_ms {fetch.deadline_ms} plus {margin_ms // 1000} s",
     )
     callers = _callers(r, r.table(raw, path, "auth"), env)
@@ -183,20 +238,30 @@ def _http(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -
     if not loopback and not callers and not _callers_declared(raw):
         r.add((*path, "bind"), "a non-loopback bind needs [service.http.auth] callers")
     if address is not None and address.is_unspecified and not hosts:
-        r.add((*path, "bind"),
-              "a bind on an unspecified address (0.0.0.0, ::) needs service.http.allowed_hosts")
+        r.add(
+            (*path, "bind"),
+            "a bind on an unspecified address (0.0.0.0, ::) needs service.http.allowed_hosts",
+        )
     return HttpSettings(
-        bind_host=bind_host, bind_port=int(port), allowed_hosts=tuple(hosts),
-        allowed_origins=tuple(origins), legacy_revisions=legacy, max_connections=max_connections,
-        max_request_bytes=max_request_bytes, idle_timeout_s=idle, max_streams=streams,
-        max_sessions=sessions, request_timeout_s=request_timeout, callers=callers,
+        bind_host=bind_host,
+        bind_port=int(port),
+        allowed_hosts=tuple(hosts),
+        allowed_origins=tuple(origins),
+        legacy_revisions=legacy,
+        max_connections=max_connections,
+        max_request_bytes=max_request_bytes,
+        idle_timeout_s=idle,
+        max_streams=streams,
+        max_sessions=sessions,
+        request_timeout_s=request_timeout,
+        callers=callers,
     )
 
 
 def _callers_declared(http_raw: Table) -> bool:
     auth = http_raw.get("auth")
-    return isinstance(auth, dict) and isinstance(auth.get("callers"), list) and bool(
-        auth["callers"]
+    return (
+        isinstance(auth, dict) and isinstance(auth.get("callers"), list) and bool(auth["callers"])
     )
 
 
@@ -219,10 +284,17 @@ def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...
             continue
         if "token" in entry:
             r.add((*at, "token"), "give the token by token_env or token_file")
-        r.unknown({k: v for k, v in entry.items() if k != "token"}, at,
-                  ("id", "token_env", "token_file"))
-        ident = r.text(entry, at, "id", "", "lowercase letters, digits and underscores, "
-                       "starting with a letter", lambda s: s if IDENTIFIER.fullmatch(s) else None)
+        r.unknown(
+            {k: v for k, v in entry.items() if k != "token"}, at, ("id", "token_env", "token_file")
+        )
+        ident = r.text(
+            entry,
+            at,
+            "id",
+            "",
+            "lowercase letters, digits and underscores, starting with a letter",
+            lambda s: s if IDENTIFIER.fullmatch(s) else None,
+        )
         if "id" not in entry:
             r.add(at, "a caller needs an id")
         elif ident and ident in ids:
@@ -234,8 +306,9 @@ def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...
         token, token_env, world = resolved
         text = token.reveal()
         if len(text.encode("utf-8")) < limits.default("LIM-X3"):
-            r.add(at, "the token is shorter than 32 bytes; generate one with "
-                      "openssl rand -base64 32")
+            r.add(
+                at, "the token is shorter than 32 bytes; generate one with openssl rand -base64 32"
+            )
             continue
         if not _TOKEN_CHARS.fullmatch(text):
             r.add(at, "the token holds spaces or characters a bearer token cannot carry")
@@ -284,30 +357,69 @@ def _caller_token(
 
 def _search(r: Reader, raw: Table) -> SearchSettings:
     path: Path = ("search",)
-    r.unknown(raw, path, (
-        "languages", "region", "safe_search", "max_results", "max_results_ceiling",
-        "query_max_chars", "deadline_ms", "engine_timeout_ms", "connect_timeout_ms",
-        "reserve_ms", "engines_per_request", "results_per_engine", "snippet_max_chars",
-        "title_max_chars", "drop_flagged_results", "engine_attribution",
-    ))
+    r.unknown(
+        raw,
+        path,
+        (
+            "languages",
+            "region",
+            "safe_search",
+            "max_results",
+            "max_results_ceiling",
+            "query_max_chars",
+            "deadline_ms",
+            "engine_timeout_ms",
+            "connect_timeout_ms",
+            "reserve_ms",
+            "engines_per_request",
+            "results_per_engine",
+            "snippet_max_chars",
+            "title_max_chars",
+            "drop_flagged_results",
+            "engine_attribution",
+        ),
+    )
     languages = _languages(r, raw, path)
-    region = r.text(raw, path, "region", "US", "two uppercase letters",
-                    lambda s: s if _REGION.fullmatch(s) else None)
+    region = r.text(
+        raw,
+        path,
+        "region",
+        "US",
+        "two uppercase letters",
+        lambda s: s if _REGION.fullmatch(s) else None,
+    )
     safe = r.choice(raw, path, "safe_search", ("off", "moderate", "strict"), "moderate")
     ceiling = r.integer(raw, path, "max_results_ceiling", L("LIM-S2C"))
-    max_results = r.integer(raw, path, "max_results", L("LIM-S2"), high=ceiling,
-                            because=f"search.max_results_ceiling {ceiling}")
+    max_results = r.integer(
+        raw,
+        path,
+        "max_results",
+        L("LIM-S2"),
+        high=ceiling,
+        because=f"search.max_results_ceiling {ceiling}",
+    )
     query_max = r.integer(raw, path, "query_max_chars", L("LIM-S1"))
     deadline = r.integer(raw, path, "deadline_ms", L("LIM-S4"))
     reserve = r.integer(raw, path, "reserve_ms", L("LIM-S6"))
     engine_timeout = r.ranged(
-        raw, path, "engine_timeout_ms", L("LIM-S5").default, L("LIM-S5").low or 0,
-        L("LIM-S4").high or 0, None, deadline - reserve,
+        raw,
+        path,
+        "engine_timeout_ms",
+        L("LIM-S5").default,
+        L("LIM-S5").low or 0,
+        L("LIM-S4").high or 0,
+        None,
+        deadline - reserve,
         f"search.deadline_ms {deadline} minus search.reserve_ms {reserve}",
     )
     return SearchSettings(
-        languages=languages, region=region, safe_search=safe, max_results=max_results,
-        max_results_ceiling=ceiling, query_max_chars=query_max, deadline_ms=deadline,
+        languages=languages,
+        region=region,
+        safe_search=safe,
+        max_results=max_results,
+        max_results_ceiling=ceiling,
+        query_max_chars=query_max,
+        deadline_ms=deadline,
         engine_timeout_ms=engine_timeout,
         connect_timeout_ms=r.integer(raw, path, "connect_timeout_ms", L("LIM-S12")),
         reserve_ms=reserve,
@@ -346,8 +458,10 @@ def _languages(r: Reader, raw: Table, path: Path) -> tuple[str, ...]:
     for index, item in items:
         tag = _language_tag(item)
         if tag is None:
-            r.add((*path, "languages", index),
-                  "expected a language tag such as en or pt-BR, found text in another form")
+            r.add(
+                (*path, "languages", index),
+                "expected a language tag such as en or pt-BR, found text in another form",
+            )
         elif tag in out:
             r.add((*path, "languages", index), "this language is listed twice")
         else:
@@ -366,15 +480,34 @@ def _egress_allow_count(doc: Table) -> int:
 
 def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
     path: Path = ("fetch",)
-    r.unknown(raw, path, (
-        "max_chars", "max_chars_ceiling", "max_bytes", "deadline_ms", "connect_timeout_ms",
-        "max_redirects", "ports", "robots_txt", "follow_cross_host_redirects", "strict_mode",
-    ))
+    r.unknown(
+        raw,
+        path,
+        (
+            "max_chars",
+            "max_chars_ceiling",
+            "max_bytes",
+            "deadline_ms",
+            "connect_timeout_ms",
+            "max_redirects",
+            "ports",
+            "robots_txt",
+            "follow_cross_host_redirects",
+            "strict_mode",
+        ),
+    )
     ceiling = r.integer(raw, path, "max_chars_ceiling", L("LIM-F2"))
-    max_chars = r.integer(raw, path, "max_chars", L("LIM-F1"), high=ceiling,
-                          because=f"fetch.max_chars_ceiling {ceiling}")
+    max_chars = r.integer(
+        raw,
+        path,
+        "max_chars",
+        L("LIM-F1"),
+        high=ceiling,
+        because=f"fetch.max_chars_ceiling {ceiling}",
+    )
     return FetchSettings(
-        max_chars=max_chars, max_chars_ceiling=ceiling,
+        max_chars=max_chars,
+        max_chars_ceiling=ceiling,
         max_bytes=r.integer(raw, path, "max_bytes", L("LIM-F3")),
         deadline_ms=r.integer(raw, path, "deadline_ms", L("LIM-F4")),
         connect_timeout_ms=r.integer(raw, path, "connect_timeout_ms", L("LIM-F6")),
@@ -416,8 +549,9 @@ def _ports(r: Reader, raw: Table, path: Path, allow_rules: int) -> tuple[int, ..
 
 
 def _rules(r: Reader, raw: Table, path: Path, name: str) -> tuple[Rule, ...]:
-    items = r.string_list(raw, path, name, (), "rules (networks, addresses or host names)",
-                          max_items=4096)
+    items = r.string_list(
+        raw, path, name, (), "rules (networks, addresses or host names)", max_items=4096
+    )
     rules: list[Rule] = []
     for index, text in items or []:
         try:
@@ -430,8 +564,14 @@ def _rules(r: Reader, raw: Table, path: Path, name: str) -> tuple[Rule, ...]:
 def _egress(r: Reader, raw: Table) -> EgressSettings:
     path: Path = ("egress",)
     r.unknown(raw, path, ("allow_http", "allow", "deny", "proxy"))
-    proxy_text = r.text(raw, path, "proxy", "", "an http://host:port proxy URL without "
-                        "credentials", lambda s: s if s == "" or parse_proxy(s) else None)
+    proxy_text = r.text(
+        raw,
+        path,
+        "proxy",
+        "",
+        "an http://host:port proxy URL without credentials",
+        lambda s: s if s == "" or parse_proxy(s) else None,
+    )
     parsed = parse_proxy(proxy_text) if proxy_text else None
     return EgressSettings(
         allow_http=r.boolean(raw, path, "allow_http", False),
@@ -447,10 +587,14 @@ def _egress(r: Reader, raw: Table) -> EgressSettings:
 def _limits(r: Reader, raw: Table) -> LimitsSettings:
     path: Path = ("limits",)
     names = {
-        "outbound_in_flight": "LIM-C1", "per_engine_in_flight": "LIM-C2",
-        "fetches_in_flight": "LIM-C3", "parsing_in_flight": "LIM-C5",
-        "web_search_per_minute": "LIM-C6", "web_fetch_per_minute": "LIM-C7",
-        "engine_status_per_minute": "LIM-C8", "strict_mode_urls": "LIM-F14",
+        "outbound_in_flight": "LIM-C1",
+        "per_engine_in_flight": "LIM-C2",
+        "fetches_in_flight": "LIM-C3",
+        "parsing_in_flight": "LIM-C5",
+        "web_search_per_minute": "LIM-C6",
+        "web_fetch_per_minute": "LIM-C7",
+        "engine_status_per_minute": "LIM-C8",
+        "strict_mode_urls": "LIM-F14",
         "robots_cache_entries": "LIM-F15",
     }
     r.unknown(raw, path, names)
@@ -462,8 +606,14 @@ def _resilience(r: Reader, raw: Table) -> ResilienceSettings:
     path: Path = ("resilience",)
     r.unknown(raw, path, ("failures_to_open", "first_cooldown_s", "max_cooldown_s"))
     longest = r.integer(raw, path, "max_cooldown_s", L("LIM-B3"))
-    first = r.integer(raw, path, "first_cooldown_s", L("LIM-B2"), high=longest,
-                      because=f"resilience.max_cooldown_s {longest}")
+    first = r.integer(
+        raw,
+        path,
+        "first_cooldown_s",
+        L("LIM-B2"),
+        high=longest,
+        because=f"resilience.max_cooldown_s {longest}",
+    )
     return ResilienceSettings(r.integer(raw, path, "failures_to_open", L("LIM-B1")), first, longest)
 
 
@@ -481,7 +631,13 @@ def _cache(r: Reader, raw: Table) -> CacheSettings:
 # -- [engines.<id>] ------------------------------------------------------------------------
 
 ENGINE_KEYS = (
-    "type", "enabled", "categories", "preference", "api_key_env", "api_key_file", "endpoint",
+    "type",
+    "enabled",
+    "categories",
+    "preference",
+    "api_key_env",
+    "api_key_file",
+    "endpoint",
     "base_url",
 )
 DRIVERS = ", ".join(registry.ADMISSIONS)
@@ -549,8 +705,14 @@ def _engine(
     base_url: str | None = None
     if "base_url" in entry:
         if admission.accepts_base_url:
-            text = r.text(entry, path, "base_url", "", "an absolute https URL (plain http only "
-                          "on a loopback host)", parse_base_url)
+            text = r.text(
+                entry,
+                path,
+                "base_url",
+                "",
+                "an absolute https URL (plain http only on a loopback host)",
+                parse_base_url,
+            )
             base_url = text or None
         else:
             r.add((*path, "base_url"), f"the {driver} driver takes no base_url")
@@ -565,7 +727,7 @@ def _engine(
                 r.add((*path, name), f"the {driver} driver takes no credential")
     elif key_env is MISSING and key_file is MISSING:
         if "api_key" not in entry:  # already told where the key belongs
-                r.add(path, "a keyed engine needs api_key_env or api_key_file")
+            r.add(path, "a keyed engine needs api_key_env or api_key_file")
     elif key_env is not MISSING and key_file is not MISSING:
         r.add(path, "give only one of api_key_env and api_key_file")
     elif key_env is not MISSING:
@@ -584,9 +746,16 @@ def _engine(
             got = secrets.from_file(key_file, "api_key_file")
             credential, problem = got.secret, got.problem
     return EngineSettings(
-        id=ident, admission=admission, enabled=enabled, categories=categories,
-        preference=preference, api_key_env=env_name, api_key_file_set=key_file is not MISSING,
-        endpoint=endpoint, base_url=base_url, credential=credential,
+        id=ident,
+        admission=admission,
+        enabled=enabled,
+        categories=categories,
+        preference=preference,
+        api_key_env=env_name,
+        api_key_file_set=key_file is not MISSING,
+        endpoint=endpoint,
+        base_url=base_url,
+        credential=credential,
         credential_problem=problem,
     )
 
@@ -614,8 +783,7 @@ def _categories(r: Reader, entry: Table, path: Path) -> tuple[str, ...]:
 def _normalized_list(
     r: Reader, raw: Table, path: Path, name: str, expected: str, parse: Any
 ) -> list[str]:
-    items = r.string_list(raw, path, name, (), expected.split(" such as")[0] + "s",
-                          max_items=256)
+    items = r.string_list(raw, path, name, (), expected.split(" such as")[0] + "s", max_items=256)
     out: list[str] = []
     for index, item in items or []:
         normal = parse(item)

@@ -90,7 +90,12 @@ SkipReason = Literal["language", "time_range", "query_too_long"]
 
 # REQ-ENG-006: every failed engine request is exactly one of these.
 ERROR_CLASSES: tuple[str, ...] = (
-    "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure",
+    "timeout",
+    "rate_limited",
+    "blocked",
+    "parse_failure",
+    "auth_failure",
+    "request_failure",
 )
 
 HeaderLookup = Callable[[str], str | None]

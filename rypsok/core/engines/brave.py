@@ -52,18 +52,77 @@ _FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 
 # search_lang values the provider lists. Most are the primary subtag; the exceptions are
 # handled in `search_lang` (clarifications.md, "Brave, search_lang").
-_SEARCH_LANGS = frozenset({
-    "ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "en-gb", "es", "et", "eu", "fi",
-    "fr", "gl", "gu", "he", "hi", "hr", "hu", "is", "it", "jp", "kn", "ko", "lt", "lv", "ml",
-    "mr", "ms", "nb", "nl", "pa", "pl", "pt-br", "pt-pt", "ro", "ru", "sk", "sl", "sr", "sv",
-    "ta", "te", "th", "tr", "uk", "vi", "zh-hans", "zh-hant",
-})
+_SEARCH_LANGS = frozenset(
+    {
+        "ar",
+        "bg",
+        "bn",
+        "ca",
+        "cs",
+        "da",
+        "de",
+        "el",
+        "en",
+        "en-gb",
+        "es",
+        "et",
+        "eu",
+        "fi",
+        "fr",
+        "gl",
+        "gu",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "is",
+        "it",
+        "jp",
+        "kn",
+        "ko",
+        "lt",
+        "lv",
+        "ml",
+        "mr",
+        "ms",
+        "nb",
+        "nl",
+        "pa",
+        "pl",
+        "pt-br",
+        "pt-pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sr",
+        "sv",
+        "ta",
+        "te",
+        "th",
+        "tr",
+        "uk",
+        "vi",
+        "zh-hans",
+        "zh-hant",
+    }
+)
 
 # Languages Brave lists only as regional or script variants: a region or script subtag of
 # the tag picks one; a bare tag goes by the configured region; otherwise the default.
 _VARIANTS: dict[str, tuple[dict[str, str], str]] = {
-    "zh": ({"hans": "zh-hans", "cn": "zh-hans", "sg": "zh-hans",
-            "hant": "zh-hant", "tw": "zh-hant", "hk": "zh-hant", "mo": "zh-hant"}, "zh-hans"),
+    "zh": (
+        {
+            "hans": "zh-hans",
+            "cn": "zh-hans",
+            "sg": "zh-hans",
+            "hant": "zh-hant",
+            "tw": "zh-hant",
+            "hk": "zh-hant",
+            "mo": "zh-hant",
+        },
+        "zh-hans",
+    ),
     "pt": ({"br": "pt-br", "pt": "pt-pt"}, "pt-pt"),
     "en": ({"gb": "en-gb"}, "en"),
 }
@@ -71,11 +130,47 @@ _ALIASES = {"ja": "jp", "no": "nb"}  # the provider's code differs from the ISO 
 
 # country values the provider lists; another region is searched as ALL rather than sent
 # as a value the API refuses with 422 VALIDATION.
-_COUNTRIES = frozenset({
-    "AR", "AT", "AU", "BE", "BR", "CA", "CH", "CL", "CN", "DE", "DK", "ES", "FI", "FR", "GB",
-    "GR", "HK", "ID", "IN", "IT", "JP", "KR", "MX", "MY", "NL", "NO", "NZ", "PH", "PL", "PT",
-    "RU", "SA", "SE", "TR", "TW", "US", "ZA",
-})
+_COUNTRIES = frozenset(
+    {
+        "AR",
+        "AT",
+        "AU",
+        "BE",
+        "BR",
+        "CA",
+        "CH",
+        "CL",
+        "CN",
+        "DE",
+        "DK",
+        "ES",
+        "FI",
+        "FR",
+        "GB",
+        "GR",
+        "HK",
+        "ID",
+        "IN",
+        "IT",
+        "JP",
+        "KR",
+        "MX",
+        "MY",
+        "NL",
+        "NO",
+        "NZ",
+        "PH",
+        "PL",
+        "PT",
+        "RU",
+        "SA",
+        "SE",
+        "TR",
+        "TW",
+        "US",
+        "ZA",
+    }
+)
 
 # 422 codes that mean the token, not the request (clarifications.md, "Brave, a wrong or
 # expired key"): a wrong or expired token, and a missing one.

@@ -219,12 +219,14 @@ def _read_block(block: Element, page: _Page) -> None:
     title = _clean_text(link.text_content())
     if not title:
         return
-    page.results.append(RawResult(
-        url=target,
-        title=title,
-        snippet="" if snippet is None else _clean_text(snippet.text_content()),
-        markup=False,  # text of the tree: entities decoded, tags gone
-    ))
+    page.results.append(
+        RawResult(
+            url=target,
+            title=title,
+            snippet="" if snippet is None else _clean_text(snippet.text_content()),
+            markup=False,  # text of the tree: entities decoded, tags gone
+        )
+    )
 
 
 def _is_result_block(element: Element) -> bool:

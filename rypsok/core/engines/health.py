@@ -49,8 +49,15 @@ class HealthRegistry:
     def __init__(self, config: Config) -> None:
         r = config.resilience
         self._by_id = {
-            e.id: EngineHealth(e, Circuit(r.failures_to_open, r.first_cooldown_s,
-                                          r.max_cooldown_s, on_transition=_logger(e.id)))
+            e.id: EngineHealth(
+                e,
+                Circuit(
+                    r.failures_to_open,
+                    r.first_cooldown_s,
+                    r.max_cooldown_s,
+                    on_transition=_logger(e.id),
+                ),
+            )
             for e in config.engines
         }
 
@@ -66,8 +73,7 @@ def _logger(engine_id: str) -> Callable[[str, float | None], None]:
 
     def tell(change: str, cooldown_s: float | None) -> None:
         if change == "opened":
-            log.warn("circuit_opened", engine=engine_id,
-                     cooldown_ms=int((cooldown_s or 0) * 1000))
+            log.warn("circuit_opened", engine=engine_id, cooldown_ms=int((cooldown_s or 0) * 1000))
         else:
             log.info("circuit_closed", engine=engine_id)
 

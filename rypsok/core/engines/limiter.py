@@ -17,8 +17,13 @@ import anyio
 
 
 class ProviderLimiter:
-    def __init__(self, rate_per_minute: int, burst: int, concurrency: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        rate_per_minute: int,
+        burst: int,
+        concurrency: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._interval = 60.0 / rate_per_minute
         self._capacity = float(max(1, burst))
         self._tokens = self._capacity
@@ -40,8 +45,7 @@ class ProviderLimiter:
         """
         with self._lock:
             now = self._clock()
-            self._tokens = min(self._capacity,
-                               self._tokens + (now - self._stamp) / self._interval)
+            self._tokens = min(self._capacity, self._tokens + (now - self._stamp) / self._interval)
             self._stamp = now
             token_wait = 0.0 if self._tokens >= 1 else (1 - self._tokens) * self._interval
             at = max(now + token_wait, self._not_before)

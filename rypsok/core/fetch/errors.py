@@ -33,7 +33,9 @@ def url_invalid() -> ToolError:
 def scheme_not_allowed(*, allow_http: bool = False) -> ToolError:
     use = "an http or https URL" if allow_http else "an https URL"
     return ToolError(
-        "denied", f"the URL scheme is not allowed; use {use}", {"reason": "scheme"},
+        "denied",
+        f"the URL scheme is not allowed; use {use}",
+        {"reason": "scheme"},
     )
 
 
@@ -67,7 +69,9 @@ def secret_in_url(kind: str, position: int) -> ToolError:
 
 def egress_denied() -> ToolError:
     return ToolError(
-        "denied", "the destination is not allowed by the egress policy", {"reason": "egress"},
+        "denied",
+        "the destination is not allowed by the egress policy",
+        {"reason": "egress"},
     )
 
 
@@ -88,18 +92,27 @@ _RETRYABLE: Final = frozenset({408, 425, 429})
 
 
 def strict_mode() -> ToolError:
-    return ToolError("denied", "strict mode is on: only URLs a search returned, or hosts the "
-                     "operator allows, can be read", {"reason": "strict_mode"})
+    return ToolError(
+        "denied",
+        "strict mode is on: only URLs a search returned, or hosts the operator allows, can be read",
+        {"reason": "strict_mode"},
+    )
 
 
 def robots_denied() -> ToolError:
-    return ToolError("denied", "the site's robots.txt asks not to read this page; do not retry",
-                     {"reason": "robots_txt"})
+    return ToolError(
+        "denied",
+        "the site's robots.txt asks not to read this page; do not retry",
+        {"reason": "robots_txt"},
+    )
 
 
 def redirected(location: str) -> ToolError:
-    return ToolError("redirected", "the page moved to another host; see detail.location",
-                     {"location": location[: limits.default("LIM-F9")]})
+    return ToolError(
+        "redirected",
+        "the page moved to another host; see detail.location",
+        {"location": location[: limits.default("LIM-F9")]},
+    )
 
 
 def http_status(status: int, retry_after: str | None) -> ToolError:
@@ -108,10 +121,15 @@ def http_status(status: int, retry_after: str | None) -> ToolError:
         seconds = _retry_after_s(retry_after)
         if seconds is not None:
             detail["retry_after_ms"] = seconds * 1000
-        return ToolError("unavailable",
-                         f"the site answered with status {status}; retry later", detail)
-    return ToolError("unavailable", f"the site answered with status {status}: it refused the "
-                     "request or has no such page; retrying the same URL will not help", detail)
+        return ToolError(
+            "unavailable", f"the site answered with status {status}; retry later", detail
+        )
+    return ToolError(
+        "unavailable",
+        f"the site answered with status {status}: it refused the "
+        "request or has no such page; retrying the same URL will not help",
+        detail,
+    )
 
 
 def _retry_after_s(value: str | None) -> int | None:
@@ -125,27 +143,39 @@ def _retry_after_s(value: str | None) -> int | None:
 
 
 def too_large(limit_bytes: int) -> ToolError:
-    return ToolError("too_large", f"the page is larger than {limit_bytes} bytes; choose "
-                     "another page", {"limit_bytes": limit_bytes})
+    return ToolError(
+        "too_large",
+        f"the page is larger than {limit_bytes} bytes; choose another page",
+        {"limit_bytes": limit_bytes},
+    )
 
 
 def fetch_deadline() -> ToolError:
-    return ToolError("unavailable", "the page was not retrieved before the deadline; "
-                     "retry later", {"reason": "deadline"})
+    return ToolError(
+        "unavailable",
+        "the page was not retrieved before the deadline; retry later",
+        {"reason": "deadline"},
+    )
 
 
 def busy() -> ToolError:
-    return ToolError("unavailable", "too many pages are being read at once; retry later",
-                     {"reason": "busy"})
+    return ToolError(
+        "unavailable", "too many pages are being read at once; retry later", {"reason": "busy"}
+    )
 
 
 def unsupported_media(media_type: str) -> ToolError:
     shown = "".join(c for c in media_type[:100] if c.isascii() and c.isprintable())
-    return ToolError("unsupported_content", "the page is not HTML, XHTML, plain text or "
-                     "Markdown; choose another page",
-                     {"reason": "media_type", "media_type": shown})
+    return ToolError(
+        "unsupported_content",
+        "the page is not HTML, XHTML, plain text or Markdown; choose another page",
+        {"reason": "media_type", "media_type": shown},
+    )
 
 
 def extraction_failed() -> ToolError:
-    return ToolError("unsupported_content", "no readable content could be extracted from the "
-                     "page; choose another page", {"reason": "extraction_failed"})
+    return ToolError(
+        "unsupported_content",
+        "no readable content could be extracted from the page; choose another page",
+        {"reason": "extraction_failed"},
+    )

@@ -56,12 +56,10 @@ _DEFAULT_PORT: Final[dict[str, int]] = {"http": 80, "https": 443}
 _C0_OR_SPACE: Final = "".join(chr(i) for i in range(0x21))
 _HEX2: Final = re.compile(r"[0-9A-Fa-f]{2}")
 # The URL Standard's forbidden domain code points (C0 controls and DEL included).
-_FORBIDDEN_DOMAIN: Final = frozenset(
-    [chr(i) for i in range(0x20)] + list(" #%/:<>?@[\\]^|\x7f")
-)
+_FORBIDDEN_DOMAIN: Final = frozenset([chr(i) for i in range(0x20)] + list(" #%/:<>?@[\\]^|\x7f"))
 # Percent-encode sets of the URL Standard for special URLs.
 _QUERY_SET: Final = frozenset(" \"#<>'")
-_PATH_SET: Final = frozenset(" \"#<>?^`{}")
+_PATH_SET: Final = frozenset(' "#<>?^`{}')
 _SINGLE_DOT: Final = frozenset({".", "%2e"})
 _DOUBLE_DOT: Final = frozenset({"..", ".%2e", "%2e.", "%2e%2e"})
 _IDEOGRAPHIC_STOPS: Final = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
@@ -95,7 +93,7 @@ def parse_fetch_url(url: str, *, allow_http: bool, secret_mode: str) -> FetchTar
     if written not in _DEFAULT_PORT:
         raise errors.scheme_not_allowed(allow_http=allow_http)
 
-    rest = text[match.end():]
+    rest = text[match.end() :]
     start = 0
     while start < len(rest) and rest[start] in "/\\":
         start += 1
@@ -108,7 +106,7 @@ def parse_fetch_url(url: str, *, allow_http: bool, secret_mode: str) -> FetchTar
         # check_url refused anything carried before @; an empty "@" or ":@" sends nothing.
         if authority[:at] not in ("", ":"):
             raise errors.credential_in_url(None)
-        authority = authority[at + 1:]
+        authority = authority[at + 1 :]
 
     host_text, port_text = _split_authority(authority)
     host, address = _host(host_text)
@@ -124,8 +122,13 @@ def parse_fetch_url(url: str, *, allow_http: bool, secret_mode: str) -> FetchTar
     shown_host = f"[{host}]" if isinstance(address, ipaddress.IPv6Address) else host
     shown_port = "" if port == _DEFAULT_PORT[scheme] else f":{port}"
     return FetchTarget(
-        scheme=scheme, host=host, address=address, port=port, target=target,
-        url=f"{scheme}://{shown_host}{shown_port}{target}", upgraded=upgraded,
+        scheme=scheme,
+        host=host,
+        address=address,
+        port=port,
+        target=target,
+        url=f"{scheme}://{shown_host}{shown_port}{target}",
+        upgraded=upgraded,
         secret_warning=warning,
     )
 
@@ -147,7 +150,7 @@ def _split_authority(authority: str) -> tuple[str, str | None]:
         close = authority.find("]")
         if close == -1:
             raise errors.url_invalid()
-        after = authority[close + 1:]
+        after = authority[close + 1 :]
         if after and not after.startswith(":"):
             raise errors.url_invalid()
         return authority[: close + 1], (after[1:] if after else None)
@@ -205,7 +208,7 @@ def _percent_decode(text: str) -> str | None:
     i = 0
     while i < len(text):
         if text[i] == "%" and _HEX2.fullmatch(text, i + 1, i + 3):
-            out.append(int(text[i + 1: i + 3], 16))
+            out.append(int(text[i + 1 : i + 3], 16))
             i += 3
             continue
         try:

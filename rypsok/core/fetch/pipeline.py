@@ -45,8 +45,13 @@ from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.telemetry import counters, log
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
-READABLE = {"text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
-            "text/markdown": "text", "text/x-markdown": "text"}
+READABLE = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/plain": "text",
+    "text/markdown": "text",
+    "text/x-markdown": "text",
+}
 ROBOTS_REDIRECTS = 5
 # robots.txt URLs are built here from a URL that passed the secret check already.
 _OWN_URL = "off"
@@ -70,8 +75,14 @@ class _Judged:
 
 
 class FetchService:
-    def __init__(self, config: Config, client: EngineClient, policy: EgressPolicy,
-                 parsing: anyio.CapacityLimiter, returned: ReturnedUrls) -> None:
+    def __init__(
+        self,
+        config: Config,
+        client: EngineClient,
+        policy: EgressPolicy,
+        parsing: anyio.CapacityLimiter,
+        returned: ReturnedUrls,
+    ) -> None:
         self.config = config
         self.client = client
         self.policy = policy
@@ -85,8 +96,11 @@ class FetchService:
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         f = self.config.fetch
         deadline = anyio.current_time() + f.deadline_ms / 1000
-        target = parse_fetch_url(request.url, allow_http=self.config.egress.allow_http,
-                                 secret_mode=self.config.privacy.secret_detection)
+        target = parse_fetch_url(
+            request.url,
+            allow_http=self.config.egress.allow_http,
+            secret_mode=self.config.privacy.secret_detection,
+        )
         self._strict(request.url, target)
         self._policy(target)
         async with self._slot(target.host, deadline):
@@ -157,15 +171,15 @@ class FetchService:
             finally:
                 self.in_flight.release()
 
-    async def _follow(self, target: FetchTarget, deadline: float
-                      ) -> tuple[FetchTarget, Response]:
+    async def _follow(self, target: FetchTarget, deadline: float) -> tuple[FetchTarget, Response]:
         """GET with robots.txt and the redirect rules; returns the page that answered 2xx."""
         f = self.config.fetch
         current = target
         for hop in range(f.max_redirects + 1):
             await self._robots_check(current, deadline)
-            response = await self._get(current, deadline, accept=ACCEPT,
-                                       max_bytes=f.max_bytes, upgraded=current.upgraded)
+            response = await self._get(
+                current, deadline, accept=ACCEPT, max_bytes=f.max_bytes, upgraded=current.upgraded
+            )
             if response.status in (301, 302, 303, 307, 308):
                 location = response.header("location")
                 if location is None:
@@ -177,8 +191,7 @@ class FetchService:
                 raise errors.http_status(response.status, response.header("retry-after"))
             if not 200 <= response.status < 300:
                 raise errors.network_unavailable()
-            log.info("fetched", host=current.host, status=response.status,
-                     bytes=len(response.body))
+            log.info("fetched", host=current.host, status=response.status, bytes=len(response.body))
             return current, response
         log.info("refused", tool="web_fetch", reason="too_many_redirects")
         raise errors.network_unavailable()
@@ -186,9 +199,11 @@ class FetchService:
     def _next_hop(self, current: FetchTarget, location: str, hop: int) -> FetchTarget:
         f = self.config.fetch
         try:
-            nxt = parse_fetch_url(_join(current.url, location),
-                                  allow_http=self.config.egress.allow_http,
-                                  secret_mode=self.config.privacy.secret_detection)
+            nxt = parse_fetch_url(
+                _join(current.url, location),
+                allow_http=self.config.egress.allow_http,
+                secret_mode=self.config.privacy.secret_detection,
+            )
         except ToolError as error:
             if error.kind == "denied":
                 raise errors.egress_denied() from None  # never disclose the target
@@ -220,14 +235,21 @@ class FetchService:
     async def _read_robots(self, target: FetchTarget, deadline: float) -> RobotsRules:
         """The origin's rules (RFC 9309): 4xx allows all, 5xx or unreachable disallows all,
         up to five redirects of robots.txt itself, then "unavailable" (allow all)."""
-        current = parse_fetch_url(f"{target.scheme}://{_authority(target)}/robots.txt",
-                                  allow_http=True, secret_mode=_OWN_URL)
+        current = parse_fetch_url(
+            f"{target.scheme}://{_authority(target)}/robots.txt",
+            allow_http=True,
+            secret_mode=_OWN_URL,
+        )
         for _ in range(ROBOTS_REDIRECTS + 1):
             try:
-                response = await self._get(current, deadline, accept="text/plain",
-                                           max_bytes=limits.default("LIM-F13"),
-                                           upgraded=target.upgraded,
-                                           allow_http=target.scheme == "http")
+                response = await self._get(
+                    current,
+                    deadline,
+                    accept="text/plain",
+                    max_bytes=limits.default("LIM-F13"),
+                    upgraded=target.upgraded,
+                    allow_http=target.scheme == "http",
+                )
             except ToolError as error:
                 if error.kind != "too_large":
                     # The site cannot be reached: the page could not be either, and the
@@ -238,8 +260,11 @@ class FetchService:
                 return DISALLOW_ALL
             if response.status in (301, 302, 303, 307, 308):
                 try:
-                    nxt = parse_fetch_url(_join(current.url, response.header("location") or ""),
-                                          allow_http=True, secret_mode=_OWN_URL)
+                    nxt = parse_fetch_url(
+                        _join(current.url, response.header("location") or ""),
+                        allow_http=True,
+                        secret_mode=_OWN_URL,
+                    )
                 except ToolError:
                     return ALLOW_ALL
                 if not self.policy.judge_host(nxt.host, nxt.port).allowed:
@@ -250,8 +275,16 @@ class FetchService:
             return by_status if by_status is not None else parse_robots(response.body)
         return ALLOW_ALL
 
-    async def _get(self, target: FetchTarget, deadline: float, *, accept: str, max_bytes: int,
-                   upgraded: bool, allow_http: bool | None = None) -> Response:
+    async def _get(
+        self,
+        target: FetchTarget,
+        deadline: float,
+        *,
+        accept: str,
+        max_bytes: int,
+        upgraded: bool,
+        allow_http: bool | None = None,
+    ) -> Response:
         f = self.config.fetch
         left = deadline - anyio.current_time()
         if left <= 0:
@@ -259,8 +292,11 @@ class FetchService:
         record = _Judged()
         try:
             return await self.client.get(
-                target.url, headers=(("Accept", accept),), max_bytes=max_bytes,
-                connect_timeout_s=min(f.connect_timeout_ms / 1000, left), total_timeout_s=left,
+                target.url,
+                headers=(("Accept", accept),),
+                max_bytes=max_bytes,
+                connect_timeout_s=min(f.connect_timeout_ms / 1000, left),
+                total_timeout_s=left,
                 allow_http=self.config.egress.allow_http if allow_http is None else allow_http,
                 judge=self._judge(target, record),
             )
@@ -284,8 +320,11 @@ class FetchService:
 
         def work() -> _Page:
             text = charset.decode(body, declared)
-            extracted = (extract_text(text) if kind == "text"
-                         else extract(parse_html(text, cancel=cancel), url))
+            extracted = (
+                extract_text(text)
+                if kind == "text"
+                else extract(parse_html(text, cancel=cancel), url)
+            )
             del text
             content, removed = boundary.clean_content(extracted.markdown)
             return _Page(extracted.title, content, removed, extracted.partial)
@@ -307,15 +346,17 @@ class FetchService:
             log.error("extraction_error", error_type=type(exc).__name__)
             raise errors.extraction_failed() from None
 
-    def _respond(self, request: FetchRequest, final: FetchTarget,
-                 extracted: _Page) -> FetchResponse:
+    def _respond(
+        self, request: FetchRequest, final: FetchTarget, extracted: _Page
+    ) -> FetchResponse:
         s = self.config.search
         notices: list[Notice] = []
         content, removed = extracted.content, extracted.removed
         if not content.strip():
             raise errors.extraction_failed()
-        title_field = boundary.clean_field(extracted.title or "", markup=False,
-                                           limit=s.title_max_chars)
+        title_field = boundary.clean_field(
+            extracted.title or "", markup=False, limit=s.title_max_chars
+        )
         removed += title_field.removed
         if extracted.partial:
             notices.append(Notice("extraction_partial"))
@@ -326,14 +367,18 @@ class FetchService:
         if request.start_char and request.start_char >= len(content):
             raise start_beyond_content(len(content))
         end = request.start_char + request.max_chars
-        piece = content[request.start_char:end]
+        piece = content[request.start_char : end]
         flagged = boundary.count_instruction_like(piece) + title_field.instruction_like
         if flagged:
             notices.append(Notice("instruction_like_content", count=flagged))
         truncated = end < len(content)
         return FetchResponse(
-            url=final.url, title=title_field.text, content=piece, truncated=truncated,
-            next_start_char=end if truncated else None, notices=tuple(notices),
+            url=final.url,
+            title=title_field.text,
+            content=piece,
+            truncated=truncated,
+            next_start_char=end if truncated else None,
+            notices=tuple(notices),
         )
 
 
@@ -379,8 +424,9 @@ def _media_kind(response: Response) -> str:
     return READABLE[media]
 
 
-_CONTROL_BYTES = frozenset(range(0x09)) | frozenset(range(0x0E, 0x1B)) | frozenset(
-    range(0x1C, 0x20))
+_CONTROL_BYTES = (
+    frozenset(range(0x09)) | frozenset(range(0x0E, 0x1B)) | frozenset(range(0x1C, 0x20))
+)
 
 
 def _looks_binary(body: bytes) -> bool:
@@ -390,4 +436,3 @@ def _looks_binary(body: bytes) -> bool:
     if not head or head.startswith((b"\xfe\xff", b"\xff\xfe")):  # UTF-16 has many NULs
         return False
     return sum(1 for b in head if b in _CONTROL_BYTES) * 10 > len(head)
-

@@ -30,15 +30,19 @@ def fetch_request(config: Config, arguments: Mapping[str, Any]) -> FetchRequest:
     url = required_text(arguments, "url")
     bound = limits.default("LIM-F9")
     if not url or len(url) > bound:
-        raise ToolError("invalid_request",
-                        f"url must be 1 to {bound} characters long",
-                        {"parameter": "url", "min": 1, "max": bound})
-    max_chars = integer_in_range(arguments, "max_chars", config.fetch.max_chars, MIN_CHARS,
-                                 config.fetch.max_chars_ceiling)
+        raise ToolError(
+            "invalid_request",
+            f"url must be 1 to {bound} characters long",
+            {"parameter": "url", "min": 1, "max": bound},
+        )
+    max_chars = integer_in_range(
+        arguments, "max_chars", config.fetch.max_chars, MIN_CHARS, config.fetch.max_chars_ceiling
+    )
     start_char = arguments.get("start_char", 0)
     if isinstance(start_char, bool) or not isinstance(start_char, int) or start_char < 0:
-        raise ToolError("invalid_request", "start_char must be 0 or more",
-                        {"parameter": "start_char", "min": 0})
+        raise ToolError(
+            "invalid_request", "start_char must be 0 or more", {"parameter": "start_char", "min": 0}
+        )
     return FetchRequest(url, max_chars, start_char)
 
 

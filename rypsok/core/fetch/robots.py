@@ -79,9 +79,7 @@ _UNRESERVED: Final = frozenset(
 )
 # Either a percent escape, or one octet that is neither unreserved nor reserved
 # (RFC 3986 section 2): both are rewritten, everything else is kept as it is.
-_TO_NORMALISE: Final = re.compile(
-    rb"%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]"
-)
+_TO_NORMALISE: Final = re.compile(rb"%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]")
 _STARS: Final = re.compile(r"\*{2,}")
 _TOKEN: Final = re.compile(rb"[A-Za-z_-]*")
 
@@ -211,7 +209,7 @@ def parse_robots(body: bytes, product: str = "rypsok") -> RobotsRules:
 
 def _parse(body: bytes, product: str) -> RobotsRules:
     if body.startswith(_BOM):
-        body = body[len(_BOM):]
+        body = body[len(_BOM) :]
     wanted = _product_token(product.encode("utf-8", "surrogatepass"))
     mine: list[tuple[bool, bytes]] = []
     star: list[tuple[bool, bytes]] = []

@@ -51,10 +51,18 @@ _DEFAULT_PORTS: Final = {"https": 443, "http": 80}
 # Headers we set ourselves, and headers that would change the framing of a GET
 # (a caller may not send them: they could smuggle a second request or a body).
 _OWN_HEADERS: Final = frozenset({"host", "user-agent", "accept-encoding", "connection"})
-_FRAMING_HEADERS: Final = frozenset({
-    "content-length", "transfer-encoding", "te", "trailer", "upgrade", "keep-alive",
-    "expect", "proxy-connection",
-})
+_FRAMING_HEADERS: Final = frozenset(
+    {
+        "content-length",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "keep-alive",
+        "expect",
+        "proxy-connection",
+    }
+)
 _TOKEN_CHARS: Final = frozenset(
     "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
@@ -243,8 +251,10 @@ def _content_coding(headers: Sequence[tuple[str, str]]) -> bool:
     """True for gzip, False for identity; anything else was never negotiated."""
     codings = [
         token.strip().lower()
-        for name, value in headers if name == "content-encoding"
-        for token in value.split(",") if token.strip()
+        for name, value in headers
+        if name == "content-encoding"
+        for token in value.split(",")
+        if token.strip()
     ]
     codings = [c for c in codings if c != "identity"]
     if not codings:
@@ -267,8 +277,9 @@ def _declared_length(headers: Sequence[tuple[str, str]]) -> int | None:
 async def system_resolver(host: str, port: int) -> list[IPAddress]:
     """getaddrinfo in a worker thread (anyio's), addresses in the system's order."""
     try:
-        found = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                        proto=socket.IPPROTO_TCP)
+        found = await anyio.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+        )
     except (OSError, UnicodeError):
         _fail("resolve", "the host name could not be resolved")
     addresses: list[IPAddress] = []
@@ -352,8 +363,9 @@ class _Reader:
                 _fail("protocol", "the response is not valid HTTP/1.1")
 
 
-async def _connect_in_order(addresses: Sequence[IPAddress], port: int,
-                            deadline: float) -> ByteStream:
+async def _connect_in_order(
+    addresses: Sequence[IPAddress], port: int, deadline: float
+) -> ByteStream:
     """A TCP stream to the first address that answers, its peer exactly that address.
 
     Each attempt gets an even share of the connect time still left, so that a
@@ -380,8 +392,11 @@ async def _connect_in_order(addresses: Sequence[IPAddress], port: int,
 async def _open_tunnel(stream: ByteStream, target: _Target, agent: str) -> None:
     """HTTP CONNECT to target through a proxy; on return the stream is the tunnel."""
     conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_MAX_BYTES)
-    request = h11.Request(method="CONNECT", target=target.authority,
-                          headers=[("Host", target.authority), ("User-Agent", agent)])
+    request = h11.Request(
+        method="CONNECT",
+        target=target.authority,
+        headers=[("Host", target.authority), ("User-Agent", agent)],
+    )
     await _send(stream, conn.send(request) + (conn.send(h11.EndOfMessage()) or b""))
     reader = _Reader(conn, stream)
     head = await reader.head()
@@ -398,8 +413,9 @@ async def _start_tls(stream: ByteStream, target: _Target, context: ssl.SSLContex
     # For an address literal CPython sends no SNI and checks the certificate's
     # IP SAN against it; for a name, SNI and the name check use the URL's host.
     try:
-        return await TLSStream.wrap(stream, hostname=target.host, ssl_context=context,
-                                    standard_compatible=False)
+        return await TLSStream.wrap(
+            stream, hostname=target.host, ssl_context=context, standard_compatible=False
+        )
     except ssl.SSLError:
         _fail("tls", "the TLS handshake failed")
     except (anyio.BrokenResourceError, anyio.EndOfStream, OSError):
@@ -416,8 +432,14 @@ class EngineClient:
     configuration gave, or nothing (REQ-RES-008).
     """
 
-    def __init__(self, *, tls: ssl.SSLContext, user_agent: str, proxy: Proxy | None = None,
-                 resolver: Resolver | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        tls: ssl.SSLContext,
+        user_agent: str,
+        proxy: Proxy | None = None,
+        resolver: Resolver | None = None,
+    ) -> None:
         if not tls.check_hostname or tls.verify_mode != ssl.CERT_REQUIRED:
             raise ValueError("the TLS context must verify certificates and host names")
         if not user_agent or not all(0x20 <= ord(ch) <= 0x7E for ch in user_agent):
@@ -427,9 +449,17 @@ class EngineClient:
         self._proxy = proxy
         self._resolve: Resolver = resolver or system_resolver
 
-    async def get(self, url: str, *, headers: Sequence[tuple[str, str]] = (), max_bytes: int,
-                  connect_timeout_s: float, total_timeout_s: float,
-                  allow_http: bool = False, judge: Judge | None = None) -> Response:
+    async def get(
+        self,
+        url: str,
+        *,
+        headers: Sequence[tuple[str, str]] = (),
+        max_bytes: int,
+        connect_timeout_s: float,
+        total_timeout_s: float,
+        allow_http: bool = False,
+        judge: Judge | None = None,
+    ) -> Response:
         """One GET. A 3xx is returned as it is: the caller decides about redirects.
 
         `judge` sees every address before the socket connects to it (with a proxy:
@@ -451,18 +481,28 @@ class EngineClient:
     def _request(self, target: _Target, extra: list[tuple[str, str]]) -> h11.Request:
         """The request, built (and so checked by h11) before any I/O."""
         try:
-            return h11.Request(method="GET", target=target.path, headers=[
-                ("Host", target.host_header),
-                ("User-Agent", self._agent),
-                ("Accept-Encoding", "gzip"),  # the only coding we decode (REQ-SEC-013)
-                ("Connection", "close"),  # one request per connection, for now
-                *extra,
-            ])
+            return h11.Request(
+                method="GET",
+                target=target.path,
+                headers=[
+                    ("Host", target.host_header),
+                    ("User-Agent", self._agent),
+                    ("Accept-Encoding", "gzip"),  # the only coding we decode (REQ-SEC-013)
+                    ("Connection", "close"),  # one request per connection, for now
+                    *extra,
+                ],
+            )
         except h11.LocalProtocolError:
             _fail("protocol", "the request could not be formed")
 
-    async def _get(self, target: _Target, request: h11.Request, max_bytes: int,
-                   connect_timeout_s: float, judge: Judge | None) -> Response:
+    async def _get(
+        self,
+        target: _Target,
+        request: h11.Request,
+        max_bytes: int,
+        connect_timeout_s: float,
+        judge: Judge | None,
+    ) -> Response:
         stream = await self._open(target, connect_timeout_s, judge)
         try:
             return await self._exchange(stream, request, max_bytes)
@@ -472,10 +512,12 @@ class EngineClient:
             await anyio.aclose_forcefully(stream)
 
     # A later keep-alive pool would keep what _open returns and call _exchange again.
-    async def _open(self, target: _Target, connect_timeout_s: float,
-                    judge: Judge | None) -> ByteStream:
+    async def _open(
+        self, target: _Target, connect_timeout_s: float, judge: Judge | None
+    ) -> ByteStream:
         hop_host, hop_literal, hop_port = (
-            (target.host, target.literal, target.port) if self._proxy is None
+            (target.host, target.literal, target.port)
+            if self._proxy is None
             else (self._proxy.host, literal_address(self._proxy.host), self._proxy.port)
         )
         addresses = await self._addresses(hop_host, hop_literal, hop_port, judge)
@@ -492,8 +534,9 @@ class EngineClient:
             return stream
         _fail("timeout", "the connection was not established in time")
 
-    async def _addresses(self, host: str, literal: IPAddress | None, port: int,
-                         judge: Judge | None) -> list[IPAddress]:
+    async def _addresses(
+        self, host: str, literal: IPAddress | None, port: int, judge: Judge | None
+    ) -> list[IPAddress]:
         if literal is not None:
             found = [literal]
         else:
@@ -508,14 +551,12 @@ class EngineClient:
             _fail("resolve", "the host has no address that may be connected to")
         return allowed
 
-    async def _exchange(self, stream: ByteStream, request: h11.Request,
-                        max_bytes: int) -> Response:
+    async def _exchange(self, stream: ByteStream, request: h11.Request, max_bytes: int) -> Response:
         conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_MAX_BYTES)
         await _send(stream, conn.send(request) + (conn.send(h11.EndOfMessage()) or b""))
         reader = _Reader(conn, stream)
         head = await reader.head()
-        headers = tuple((k.decode("latin-1").lower(), v.decode("latin-1"))
-                        for k, v in head.headers)
+        headers = tuple((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in head.headers)
         gzip = _content_coding(headers)
         declared = _declared_length(headers)
         if not gzip and declared is not None and declared > max_bytes:

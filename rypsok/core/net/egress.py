@@ -50,7 +50,13 @@ IPv6Address = ipaddress.IPv6Address
 Address = IPv4Address | IPv6Address
 
 Reason = Literal[
-    "allowed", "allow_rule", "deny_rule", "builtin_address", "builtin_name", "malformed", "port",
+    "allowed",
+    "allow_rule",
+    "deny_rule",
+    "builtin_address",
+    "builtin_name",
+    "malformed",
+    "port",
     "engine_host",
 ]
 
@@ -289,8 +295,9 @@ class EgressPolicy:
 
     __slots__ = ("_allow", "_deny", "_ports")
 
-    def __init__(self, *, allow: Sequence[Rule], deny: Sequence[Rule],
-                 ports: Sequence[int]) -> None:
+    def __init__(
+        self, *, allow: Sequence[Rule], deny: Sequence[Rule], ports: Sequence[int]
+    ) -> None:
         self._allow: tuple[Rule, ...] = tuple(allow)
         self._deny: tuple[Rule, ...] = tuple(deny)
         self._ports: frozenset[int] = frozenset(ports)
@@ -382,8 +389,7 @@ class EgressPolicy:
         return self._matches(self._allow, name, address)
 
     @staticmethod
-    def judge_engine(configured_host: str, configured_port: int, host: str,
-                     port: int) -> Verdict:
+    def judge_engine(configured_host: str, configured_port: int, host: str, port: int) -> Verdict:
         """The engine profile: only the endpoint the operator configured (REQ-SEC-017)."""
         wanted = EgressPolicy._host(configured_host)
         given = EgressPolicy._host(host)

@@ -43,8 +43,9 @@ def client_context(env: Mapping[str, str] | None = None) -> ssl.SSLContext:
             for directory in lazy_dirs:
                 context.load_verify_locations(capath=directory)
             if context.cert_store_stats()["x509_ca"] == 0 and not lazy_dirs:
-                raise TrustStoreError("no CA certificate could be loaded from SSL_CERT_FILE "
-                                      "or SSL_CERT_DIR")
+                raise TrustStoreError(
+                    "no CA certificate could be loaded from SSL_CERT_FILE or SSL_CERT_DIR"
+                )
             return context
         defaults = ssl.get_default_verify_paths()
         if defaults.cafile:

@@ -88,8 +88,15 @@ class ResultCache:
     method waits for anything while holding it.
     """
 
-    def __init__(self, *, ttl_s: float, max_entries: int, max_entry_bytes: int,
-                 clock: Callable[[], float] = time.monotonic, sweep: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        ttl_s: float,
+        max_entries: int,
+        max_entry_bytes: int,
+        clock: Callable[[], float] = time.monotonic,
+        sweep: bool = True,
+    ) -> None:
         if ttl_s <= 0 or max_entries < 1 or max_entry_bytes < 0:
             raise ValueError("cache bounds must be positive")
         self.ttl_s = float(ttl_s)
@@ -109,8 +116,11 @@ class ResultCache:
 
     @classmethod
     def from_settings(cls, settings: CacheSettings) -> ResultCache:
-        return cls(ttl_s=settings.ttl_s, max_entries=settings.max_entries,
-                   max_entry_bytes=settings.max_entry_bytes)
+        return cls(
+            ttl_s=settings.ttl_s,
+            max_entries=settings.max_entries,
+            max_entry_bytes=settings.max_entry_bytes,
+        )
 
     def __len__(self) -> int:
         with self._lock:
@@ -173,8 +183,9 @@ class ResultCache:
     def _arm(self) -> None:
         if self._sweeper is None:
             self._wake.clear()
-            self._sweeper = threading.Thread(target=self._run_sweeper,
-                                             name="rypsok-cache-sweeper", daemon=True)
+            self._sweeper = threading.Thread(
+                target=self._run_sweeper, name="rypsok-cache-sweeper", daemon=True
+            )
             self._sweeper.start()
 
     # -- the sweeper thread -----------------------------------------------------------------

@@ -81,8 +81,9 @@ class SearchService:
     ) -> None:
         self.config = config
         # Off by default (LIM-K1): without it no entry, no key and no sweeper exist.
-        self.cache: ResultCache | None = (ResultCache.from_settings(config.cache)
-                                          if config.cache.enabled else None)
+        self.cache: ResultCache | None = (
+            ResultCache.from_settings(config.cache) if config.cache.enabled else None
+        )
         # Shared with web_fetch: a page-shaped engine answer takes a parse permit.
         self.parsing = parsing or anyio.CapacityLimiter(config.limits.parsing_in_flight)
         self.health = health
@@ -91,8 +92,7 @@ class SearchService:
         self.limiters = limiters
         self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
         # Without rules the built-in judgment alone applies; skip the per-URL verdict.
-        self._host_rules = (host_rules(config) if config.egress.allow or config.egress.deny
-                            else None)
+        self._host_rules = host_rules(config) if config.egress.allow or config.egress.deny else None
 
     async def search(self, request: SearchRequest, *, caller: str) -> SearchResponse:
         """One web_search. `caller` is who the call belongs to: cache entries are
@@ -103,8 +103,12 @@ class SearchService:
         query, masked, flagged = self._secret_check(request.query)
 
         engine_query = EngineQuery(
-            query=query, category=request.category, language=request.language,
-            region=s.region, safe_search=s.safe_search, time_range=request.time_range,
+            query=query,
+            category=request.category,
+            language=request.language,
+            region=s.region,
+            safe_search=s.safe_search,
+            time_range=request.time_range,
             count=s.results_per_engine,
         )
         # A flagged query (warned about or masked) neither reads nor feeds the cache.
@@ -114,7 +118,8 @@ class SearchService:
             raise no_engine(request.category)
 
         outcomes: dict[str, list[RawResult] | _Failed] = {
-            i.engine.id: list(i.cached) for i in selected if i.cached is not None}
+            i.engine.id: list(i.cached) for i in selected if i.cached is not None
+        }
         asked = [i for i in selected if i.cached is None]
         with anyio.move_on_at(deadline) as overall:
             async with anyio.create_task_group() as group:
@@ -156,17 +161,25 @@ class SearchService:
         mode = self.config.privacy.secret_detection
         decision = privacy.apply(query, mode)
         if decision.refused:
-            log.info("refused", tool="web_search", reason="secret_in_query", kind=decision.kind,
-                     position=decision.position)
+            log.info(
+                "refused",
+                tool="web_search",
+                reason="secret_in_query",
+                kind=decision.kind,
+                position=decision.position,
+            )
             raise secret_in_query(decision.kind or "secret", decision.position or 0)
         if decision.findings and mode == "warn":
             log.warn("secret_in_query", kind=decision.kind, position=decision.position)
-        return (decision.text, decision.count if mode == "mask" else 0,
-                bool(decision.findings))
+        return (decision.text, decision.count if mode == "mask" else 0, bool(decision.findings))
 
     def _select(
-        self, request: SearchRequest, query: EngineQuery, deadline: float,
-        notices: list[Notice], cache_caller: str | None,
+        self,
+        request: SearchRequest,
+        query: EngineQuery,
+        deadline: float,
+        notices: list[Notice],
+        cache_caller: str | None,
     ) -> list[_Selected]:
         """Enabled engines of the category in preference order, at most engines_per_request;
         the ones that cannot be asked now are skipped with a notice.
@@ -212,8 +225,9 @@ class SearchService:
 
     # -- the result cache: every call guarded, so a failure only costs speed (REQ-CACHE-006)
 
-    def _cache_key(self, caller: str | None, engine: EngineSettings, query: EngineQuery
-                   ) -> CacheKey | None:
+    def _cache_key(
+        self, caller: str | None, engine: EngineSettings, query: EngineQuery
+    ) -> CacheKey | None:
         if self.cache is None or caller is None or not eligible(engine.admission):
             return None
         return CacheKey(engine.id, caller, query)
@@ -228,8 +242,9 @@ class SearchService:
         counters.add("cache", key.engine, "hit" if found is not None else "miss")
         return found
 
-    def _store(self, asked: list[_Selected],
-               outcomes: Mapping[str, list[RawResult] | _Failed]) -> None:
+    def _store(
+        self, asked: list[_Selected], outcomes: Mapping[str, list[RawResult] | _Failed]
+    ) -> None:
         if self.cache is None:
             return
         for item in asked:
@@ -265,7 +280,9 @@ class SearchService:
                 if budget <= 0:
                     raise EngineFailure("timeout")
                 response = await self.client.get(
-                    request.url, headers=request.headers, max_bytes=request.max_bytes,
+                    request.url,
+                    headers=request.headers,
+                    max_bytes=request.max_bytes,
                     connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
                     total_timeout_s=budget,
                     allow_http=engine.base_url is not None and _loopback_url(request.url),
@@ -273,13 +290,21 @@ class SearchService:
                 latency_ms = int((anyio.current_time() - started) * 1000)
                 health.record_latency(latency_ms)
                 counters.add("engine_requests", engine.id, "answered")
-                log.debug("engine_answered", engine=engine.id, status=response.status,
-                          latency_ms=latency_ms)
+                log.debug(
+                    "engine_answered",
+                    engine=engine.id,
+                    status=response.status,
+                    latency_ms=latency_ms,
+                )
             if engine.admission.html_answer:
                 async with self.parsing:
                     results = await anyio.to_thread.run_sync(
-                        item.driver.parse, response.status, response.header, response.body,
-                        abandon_on_cancel=True)
+                        item.driver.parse,
+                        response.status,
+                        response.header,
+                        response.body,
+                        abandon_on_cancel=True,
+                    )
             else:
                 results = item.driver.parse(response.status, response.header, response.body)
         except anyio.get_cancelled_exc_class():
@@ -326,18 +351,26 @@ class SearchService:
         for item in answered:
             raw = outcomes[item.engine.id]
             assert isinstance(raw, list)
-            answers.append(EngineAnswer(
-                item.engine.id, item.engine.preference,
-                [Observation(r.url, r.title, r.snippet, r.date, r.markup) for r in raw],
-            ))
-        ranking = rank(answers, max_results=sum(len(a.results) for a in answers),
-                       rules=self._host_rules)
+            answers.append(
+                EngineAnswer(
+                    item.engine.id,
+                    item.engine.preference,
+                    [Observation(r.url, r.title, r.snippet, r.date, r.markup) for r in raw],
+                )
+            )
+        ranking = rank(
+            answers, max_results=sum(len(a.results) for a in answers), rules=self._host_rules
+        )
         attribution = s.engine_attribution or any(
-            i.engine.admission.attribution_required for i in answered)
+            i.engine.admission.attribution_required for i in answered
+        )
         dropped: dict[str, int] = dict(ranking.dropped)
         counts: dict[NoticeCode, int] = {
-            "title_truncated": 0, "snippet_truncated": 0, "characters_removed": 0,
-            "instruction_like_content": 0}
+            "title_truncated": 0,
+            "snippet_truncated": 0,
+            "characters_removed": 0,
+            "instruction_like_content": 0,
+        }
         kept: list[SearchResult] = []
         for result in ranking.results:
             if len(kept) == request.max_results:
@@ -345,26 +378,34 @@ class SearchService:
             # Provenance decides the cleaner: raw provider text is stripped of markup and
             # its entities decoded; text a parser already decoded is kept as written.
             cleaned = boundary.clean_result(
-                result.title, result.snippet, title_markup=result.markup,
+                result.title,
+                result.snippet,
+                title_markup=result.markup,
                 snippet_markup=result.markup,
-                title_max_chars=s.title_max_chars, snippet_max_chars=s.snippet_max_chars,
+                title_max_chars=s.title_max_chars,
+                snippet_max_chars=s.snippet_max_chars,
             )
             if cleaned.instruction_like and s.drop_flagged_results:
-                dropped["instruction_like_content"] = dropped.get(
-                    "instruction_like_content", 0) + 1
+                dropped["instruction_like_content"] = dropped.get("instruction_like_content", 0) + 1
                 continue
             counts["title_truncated"] += cleaned.title_truncated
             counts["snippet_truncated"] += cleaned.snippet_truncated
             counts["characters_removed"] += cleaned.characters_removed
             counts["instruction_like_content"] += cleaned.instruction_like
-            kept.append(SearchResult(
-                title=cleaned.title, url=result.url, snippet=cleaned.snippet, date=result.date,
-                engines=result.engines if attribution else None,
-            ))
-        notices = [Notice("results_dropped", reason=reason, count=count)
-                   for reason, count in sorted(dropped.items())]
-        notices += [Notice(code, count=count) for code, count in counts.items()
-                    if count]
+            kept.append(
+                SearchResult(
+                    title=cleaned.title,
+                    url=result.url,
+                    snippet=cleaned.snippet,
+                    date=result.date,
+                    engines=result.engines if attribution else None,
+                )
+            )
+        notices = [
+            Notice("results_dropped", reason=reason, count=count)
+            for reason, count in sorted(dropped.items())
+        ]
+        notices += [Notice(code, count=count) for code, count in counts.items() if count]
         return kept, notices
 
 
@@ -382,8 +423,11 @@ def host_rules(config: Config) -> Callable[[str], bool | None]:
         address = literal_address(host)
         for rules, answer in ((deny, False), (allow, True)):
             for rule in rules:
-                if (rule.matches_address(address) if address is not None
-                        else rule.matches_name(host)):
+                if (
+                    rule.matches_address(address)
+                    if address is not None
+                    else rule.matches_name(host)
+                ):
                     return answer
         return None
 

@@ -28,8 +28,10 @@ class SearchRequest:
     time_range: str | None
 
     def __repr__(self) -> str:  # the query is the caller's, possibly confidential
-        return (f"SearchRequest(category={self.category!r}, max_results={self.max_results}, "
-                f"language={self.language!r}, time_range={self.time_range!r})")
+        return (
+            f"SearchRequest(category={self.category!r}, max_results={self.max_results}, "
+            f"language={self.language!r}, time_range={self.time_range!r})"
+        )
 
 
 def parameters(config: Config) -> tuple[str, ...]:
@@ -50,13 +52,15 @@ def search_request(config: Config, arguments: Mapping[str, Any]) -> SearchReques
     category = arguments.get("category", "general")
     if not isinstance(category, str) or category not in served:
         raise invalid_choice("category", served)
-    max_results = integer_in_range(arguments, "max_results", s.max_results, 1,
-                                   s.max_results_ceiling)
+    max_results = integer_in_range(
+        arguments, "max_results", s.max_results, 1, s.max_results_ceiling
+    )
     language = arguments.get("language", s.languages[0])
     if not isinstance(language, str) or language not in s.languages:
         raise invalid_choice("language", s.languages)
     time_range = arguments.get("time_range")
-    if time_range is not None and (not isinstance(time_range, str)
-                                   or time_range not in TIME_RANGES):
+    if time_range is not None and (
+        not isinstance(time_range, str) or time_range not in TIME_RANGES
+    ):
         raise invalid_choice("time_range", TIME_RANGES)
     return SearchRequest(query, category, max_results, language, time_range)

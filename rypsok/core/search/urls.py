@@ -45,22 +45,38 @@ DropReason = Literal["url_invalid", "url_too_long"]
 #: Query parameter names removed from returned URLs and keys, compared exactly
 #: (case-sensitive) after unreserved percent-escapes in the name are decoded.
 #: Only click identifiers and campaign tags that never select content.
-TRACKING_PARAMETERS: Final[frozenset[str]] = frozenset({
-    "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "_gl",  # Google Ads / linker
-    "fbclid",  # Meta
-    "msclkid",  # Microsoft Ads
-    "mc_cid", "mc_eid",  # Mailchimp
-    "yclid", "ysclid",  # Yandex
-    "_hsenc", "_hsmi", "__hssc", "__hstc", "__hsfp", "hsCtaTracking",  # HubSpot
-    "igshid",  # Instagram
-    "twclid",  # X / Twitter
-    "ttclid",  # TikTok
-    "li_fat_id",  # LinkedIn
-    "mkt_tok",  # Marketo
-    "_openstat",  # Openstat
-    "oly_anon_id", "oly_enc_id",  # Omeda
-    "vero_id", "vero_conv",  # Vero
-})
+TRACKING_PARAMETERS: Final[frozenset[str]] = frozenset(
+    {
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "_gl",  # Google Ads / linker
+        "fbclid",  # Meta
+        "msclkid",  # Microsoft Ads
+        "mc_cid",
+        "mc_eid",  # Mailchimp
+        "yclid",
+        "ysclid",  # Yandex
+        "_hsenc",
+        "_hsmi",
+        "__hssc",
+        "__hstc",
+        "__hsfp",
+        "hsCtaTracking",  # HubSpot
+        "igshid",  # Instagram
+        "twclid",  # X / Twitter
+        "ttclid",  # TikTok
+        "li_fat_id",  # LinkedIn
+        "mkt_tok",  # Marketo
+        "_openstat",  # Openstat
+        "oly_anon_id",
+        "oly_enc_id",  # Omeda
+        "vero_id",
+        "vero_conv",  # Vero
+    }
+)
 #: Every parameter whose name starts with this prefix is a campaign tag.
 TRACKING_PREFIX: Final = "utm_"
 
@@ -69,9 +85,7 @@ _DEFAULT_PORT: Final = {"http": 80, "https": 443}
 _PORT = re.compile(r"[0-9]{0,5}")
 _DECIMAL = re.compile(r"[0-9]+")
 _HEXDIGITS: Final = frozenset("0123456789abcdefABCDEF")
-_UNRESERVED: Final = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-)
+_UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # Characters a URI may carry as they are (RFC 3986 unreserved, gen-delims,
 # sub-delims); everything else is percent-encoded in the key.
 _URI_CHARS: Final = _UNRESERVED | frozenset(":/?#[]@!$&'()*+,;=")
@@ -149,9 +163,7 @@ def normalize(url: str, rules: HostRules | None = None) -> UrlResult:
     )
 
 
-def _comparison_key(
-    scheme: str, host: str, port: str | None, path: str, query: str | None
-) -> str:
+def _comparison_key(scheme: str, host: str, port: str | None, path: str, query: str | None) -> str:
     """The comparison key of a returned URL's parts (REQ-RANK-002).
 
     Rules, each one that keeps resource identity:
@@ -201,12 +213,13 @@ def _split(url: str) -> _Parts | None:
     # private-use and unassigned code points make no valid URL, and would be
     # removed from any other external text (REQ-SEC-015): refuse, never rewrite.
     if not (url.isascii() and url.isprintable() and " " not in url) and any(
-            unicodedata.category(ch)[0] in "CZ" for ch in set(url)):
+        unicodedata.category(ch)[0] in "CZ" for ch in set(url)
+    ):
         return None
     match = _SCHEME.match(url)
     if match is None or match.group(1).lower() not in _DEFAULT_PORT:
         return None
-    rest = url[match.end():]
+    rest = url[match.end() :]
     if not rest.startswith("//"):
         return None
     rest = rest[2:]
@@ -236,7 +249,7 @@ def _split_authority(authority: str) -> tuple[str, str | None] | None:
         close = authority.find("]")
         if close == -1:
             return None
-        host, after = authority[: close + 1], authority[close + 1:]
+        host, after = authority[: close + 1], authority[close + 1 :]
         if not after:
             return host, None
         if not after.startswith(":"):
@@ -246,15 +259,17 @@ def _split_authority(authority: str) -> tuple[str, str | None] | None:
         host, colon, port = authority.partition(":")
         if not colon:
             port = None
-    if port is not None and (
-        not _PORT.fullmatch(port) or (port and not 1 <= int(port) <= 65535)
-    ):
+    if port is not None and (not _PORT.fullmatch(port) or (port and not 1 <= int(port) <= 65535)):
         return None
     return host, port
 
 
 def _join(
-    scheme: str, host: str, port: str | None, path: str, query: str | None,
+    scheme: str,
+    host: str,
+    port: str | None,
+    path: str,
+    query: str | None,
     fragment: str | None,
 ) -> str:
     out = f"{scheme}://{host}"
@@ -298,10 +313,12 @@ def _without_tracking(query: str) -> str | None:
 def _escape_at(text: str, i: int) -> int | None:
     """The byte of a well-formed %XX escape at text[i], else None."""
     if (
-        text[i] == "%" and i + 2 < len(text)
-        and text[i + 1] in _HEXDIGITS and text[i + 2] in _HEXDIGITS
+        text[i] == "%"
+        and i + 2 < len(text)
+        and text[i + 1] in _HEXDIGITS
+        and text[i + 2] in _HEXDIGITS
     ):
-        return int(text[i + 1: i + 3], 16)
+        return int(text[i + 1 : i + 3], 16)
     return None
 
 

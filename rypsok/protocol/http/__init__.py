@@ -44,7 +44,10 @@ def run(core: Rypsok) -> int:
         try:
             anyio.run(listener.run)
         except OSError as exc:
-            log.error("startup_failed", message=f"could not listen on "
-                      f"{core.config.service.http.bind}: {exc.strerror or type(exc).__name__}")
+            log.error(
+                "startup_failed",
+                message=f"could not listen on "
+                f"{core.config.service.http.bind}: {exc.strerror or type(exc).__name__}",
+            )
             return 1
     return 0

@@ -49,9 +49,14 @@ class Wire(Protocol):
     async def end(self) -> None: ...
 
 
-def build_scope(method: bytes, target: bytes, headers: Sequence[tuple[bytes, bytes]],
-                client: tuple[str, int] | None, server: tuple[str, int],
-                http_version: bytes) -> Message:
+def build_scope(
+    method: bytes,
+    target: bytes,
+    headers: Sequence[tuple[bytes, bytes]],
+    client: tuple[str, int] | None,
+    server: tuple[str, int],
+    http_version: bytes,
+) -> Message:
     path, _, query = target.partition(b"?")
     if not path.startswith(b"/"):
         path = b"/mcp"  # an absolute-form target, already checked to name /mcp
@@ -72,8 +77,9 @@ def build_scope(method: bytes, target: bytes, headers: Sequence[tuple[bytes, byt
     }
 
 
-def normalised_headers(headers: Sequence[tuple[bytes, bytes]],
-                       is_post: bool) -> list[tuple[bytes, bytes]]:
+def normalised_headers(
+    headers: Sequence[tuple[bytes, bytes]], is_post: bool
+) -> list[tuple[bytes, bytes]]:
     """The head as the SDK sees it: Accept and Content-Type the gate has judged are
     restated in the one spelling the SDK's narrower checks accept."""
     if not is_post:
@@ -90,15 +96,25 @@ def is_unknown_tool(body: bytes) -> bool:
     except ValueError:
         return False
     error = message.get("error") if isinstance(message, dict) else None
-    return (isinstance(error, dict) and error.get("code") == -32602
-            and error.get("message") == "unknown tool")
+    return (
+        isinstance(error, dict)
+        and error.get("code") == -32602
+        and error.get("message") == "unknown tool"
+    )
 
 
 class Exchange:
     """receive() and send() of one ASGI call over a Wire."""
 
-    def __init__(self, wire: Wire, body: bytes, disconnected: anyio.Event, family: str,
-                 *, stateless_call: bool) -> None:
+    def __init__(
+        self,
+        wire: Wire,
+        body: bytes,
+        disconnected: anyio.Event,
+        family: str,
+        *,
+        stateless_call: bool,
+    ) -> None:
         self._wire = wire
         self._body: bytes | None = body
         self._disconnected = disconnected
@@ -138,8 +154,12 @@ class Exchange:
     async def _start(self, first: bytes, more: bool) -> None:
         assert self._pending is not None
         status, headers = self._pending
-        if (status == HTTPStatus.BAD_REQUEST and self._stateless_call and not more
-                and is_unknown_tool(first)):
+        if (
+            status == HTTPStatus.BAD_REQUEST
+            and self._stateless_call
+            and not more
+            and is_unknown_tool(first)
+        ):
             status = HTTPStatus.OK  # the contract: an unknown tool is not an HTTP error
         has_retry_after = any(k == b"retry-after" for k, _ in headers)
         if status == HTTPStatus.SERVICE_UNAVAILABLE and not has_retry_after:

@@ -71,8 +71,13 @@ class _Timeout(Exception):
 
 
 class HttpConnection:
-    def __init__(self, stream: anyio.abc.SocketStream, ctx: Context, family: str,
-                 client: tuple[str, int] | None) -> None:
+    def __init__(
+        self,
+        stream: anyio.abc.SocketStream,
+        ctx: Context,
+        family: str,
+        client: tuple[str, int] | None,
+    ) -> None:
         self._stream = stream
         self._ctx = ctx
         self._family = family
@@ -91,8 +96,7 @@ class HttpConnection:
         try:
             await self._requests()
         except Exception as exc:  # a defect of ours ends this connection, not the listener
-            log.error("http_connection_failed", error_type=type(exc).__name__,
-                      family=self._family)
+            log.error("http_connection_failed", error_type=type(exc).__name__, family=self._family)
         finally:
             with anyio.CancelScope(shield=True):
                 if self._drain and not self._broken:
@@ -106,8 +110,9 @@ class HttpConnection:
             if not self._h11.trailing_data[0] and not await self._first_bytes():
                 return
             now = anyio.current_time()
-            keep = await self._request(now + self._ctx.request_s, now + self._ctx.idle_s,
-                                       waiting_since + self._ctx.idle_s)
+            keep = await self._request(
+                now + self._ctx.request_s, now + self._ctx.idle_s, waiting_since + self._ctx.idle_s
+            )
             if not keep or self._ctx.shutting_down.is_set():
                 return
             self._h11.start_next_cycle()
@@ -129,15 +134,17 @@ class HttpConnection:
         self._h11.receive_data(data)
         return True
 
-    async def _request(self, deadline: float, head_deadline: float,
-                       protocol_deadline: float) -> bool:
+    async def _request(
+        self, deadline: float, head_deadline: float, protocol_deadline: float
+    ) -> bool:
         """One request and its response; True when the connection may be kept."""
         try:
             request = await self._head(deadline, head_deadline, protocol_deadline)
             if request is None:
                 return False
-            verdict = gate.check_head(request.method, request.target, request.headers,
-                                      self._ctx.policy)
+            verdict = gate.check_head(
+                request.method, request.target, request.headers, self._ctx.policy
+            )
             if isinstance(verdict, Refusal):
                 return await self._refuse(verdict)
             body = await self._body(deadline)
@@ -158,8 +165,9 @@ class HttpConnection:
 
     # ------------------------------------------------------------ head and body
 
-    async def _head(self, deadline: float, head_deadline: float,
-                    protocol_deadline: float) -> h11.Request | None:
+    async def _head(
+        self, deadline: float, head_deadline: float, protocol_deadline: float
+    ) -> h11.Request | None:
         while True:
             buffered = self._h11.trailing_data[0]
             if buffered.startswith(H2_PREFACE):
@@ -176,8 +184,9 @@ class HttpConnection:
                 return None
             event = self._h11.next_event()
             if event is h11.NEED_DATA:
-                await self._feed(min(deadline, head_deadline),
-                                 request_clock=deadline <= head_deadline)
+                await self._feed(
+                    min(deadline, head_deadline), request_clock=deadline <= head_deadline
+                )
                 continue
             if isinstance(event, h11.Request):
                 return event
@@ -208,8 +217,9 @@ class HttpConnection:
 
     # ------------------------------------------------------------- the exchange
 
-    async def _dispatch(self, request: h11.Request, admitted: Admitted, body: bytes,
-                        deadline: float) -> bool:
+    async def _dispatch(
+        self, request: h11.Request, admitted: Admitted, body: bytes, deadline: float
+    ) -> bool:
         method = request.method
         message: dict[str, Any] | None = None
         if method == b"POST":
@@ -228,13 +238,20 @@ class HttpConnection:
         if opening and self._ctx.pool.full():
             return await self._refuse(refusals.SESSION_LIMIT)
 
-        stateless_call = admitted.modern and message is not None and (
-            message.get("method") == "tools/call")
-        exchange = Exchange(self, body, self._disconnected, self._family,
-                            stateless_call=stateless_call)
-        scope = build_scope(method, request.target,
-                            normalised_headers(request.headers, method == b"POST"),
-                            self._client, self._ctx.server, request.http_version)
+        stateless_call = (
+            admitted.modern and message is not None and (message.get("method") == "tools/call")
+        )
+        exchange = Exchange(
+            self, body, self._disconnected, self._family, stateless_call=stateless_call
+        )
+        scope = build_scope(
+            method,
+            request.target,
+            normalised_headers(request.headers, method == b"POST"),
+            self._client,
+            self._ctx.server,
+            request.http_version,
+        )
         # An event stream of a legacy session is bounded by neither clock (NET-10).
         unbounded = method == b"GET" and not admitted.modern
         remaining = math.inf if unbounded else max(0.0, deadline - anyio.current_time())
@@ -258,8 +275,12 @@ class HttpConnection:
             return False
         if not exchange.complete:
             if not self._response_started and failed:
-                await self._raw(HTTPStatus.INTERNAL_SERVER_ERROR, b"text/plain; charset=utf-8",
-                                b"Internal Server Error\n", ())
+                await self._raw(
+                    HTTPStatus.INTERNAL_SERVER_ERROR,
+                    b"text/plain; charset=utf-8",
+                    b"Internal Server Error\n",
+                    (),
+                )
             return False
         return self._h11.our_state is h11.DONE and self._h11.their_state is h11.DONE
 
@@ -286,8 +307,9 @@ class HttpConnection:
         self._response_started = True
         if self._ctx.shutting_down.is_set():
             headers = [*headers, (b"connection", b"close")]
-        await self._send_event(h11.Response(status_code=status, headers=headers,
-                                            reason=_phrase(status)))
+        await self._send_event(
+            h11.Response(status_code=status, headers=headers, reason=_phrase(status))
+        )
 
     async def data(self, chunk: bytes) -> None:
         await self._send_event(h11.Data(data=chunk))
@@ -311,20 +333,22 @@ class HttpConnection:
 
     async def _refuse(self, refusal: Refusal) -> bool:
         refusal.record(self._family)
-        return await self._raw(refusal.status, refusal.content_type, refusal.body,
-                               refusal.headers)
+        return await self._raw(refusal.status, refusal.content_type, refusal.body, refusal.headers)
 
-    async def _raw(self, status: int, content_type: bytes, body: bytes,
-                   extra: tuple[tuple[bytes, bytes], ...]) -> bool:
+    async def _raw(
+        self, status: int, content_type: bytes, body: bytes, extra: tuple[tuple[bytes, bytes], ...]
+    ) -> bool:
         """A response of the gate's own, written directly, then the connection closes.
 
         Written without h11 so that it works in every state h11 may be in (a head
         still incomplete, a protocol error); the connection ends after it anyway.
         """
-        lines = [b"HTTP/1.1 %d %s" % (status, _phrase(status)),
-                 b"content-type: " + content_type,
-                 b"content-length: %d" % len(body),
-                 b"connection: close"]
+        lines = [
+            b"HTTP/1.1 %d %s" % (status, _phrase(status)),
+            b"content-type: " + content_type,
+            b"content-length: %d" % len(body),
+            b"connection: close",
+        ]
         lines += [name + b": " + value for name, value in extra]
         self._response_started = True
         self._drain = self._h11.their_state not in (h11.DONE, h11.CLOSED, h11.MUST_CLOSE)

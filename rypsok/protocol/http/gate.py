@@ -63,7 +63,7 @@ class Policy:
                 base = allowed[:-2]
                 if origin == base:
                     return True
-                if origin.startswith(base + ":") and origin[len(base) + 1:].isdigit():
+                if origin.startswith(base + ":") and origin[len(base) + 1 :].isdigit():
                     return True
         return False
 
@@ -84,7 +84,7 @@ def split_host(host: str) -> tuple[str, str | None]:
         end = host.find("]")
         if end < 0:
             return host, None
-        rest = host[end + 1:]
+        rest = host[end + 1 :]
         return host[: end + 1], (rest[1:] if rest.startswith(":") else None)
     name, sep, port = host.rpartition(":")
     if not sep:
@@ -103,14 +103,15 @@ def request_path(target: bytes) -> bytes:
     lowered = target.lower()
     for scheme in (b"http://", b"https://"):
         if lowered.startswith(scheme):
-            rest = target[len(scheme):]
+            rest = target[len(scheme) :]
             slash = rest.find(b"/")
             return b"" if slash < 0 else rest[slash:].split(b"?", 1)[0]
     return b""
 
 
-def check_head(method: bytes, target: bytes, headers: Headers,
-               policy: Policy) -> Refusal | Admitted:
+def check_head(
+    method: bytes, target: bytes, headers: Headers, policy: Policy
+) -> Refusal | Admitted:
     if request_path(target) != MCP_PATH:
         return refusals.NOT_FOUND
     caller = policy.auth.caller(header_values(headers, b"authorization"))
@@ -133,8 +134,12 @@ def check_head(method: bytes, target: bytes, headers: Headers,
     versions = header_values(headers, b"mcp-protocol-version")
     version = _latin1(versions[0]) if versions else None
     modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
-    return Admitted(caller=caller, modern=modern,
-                    has_session=bool(header_values(headers, b"mcp-session-id")), method=method)
+    return Admitted(
+        caller=caller,
+        modern=modern,
+        has_session=bool(header_values(headers, b"mcp-session-id")),
+        method=method,
+    )
 
 
 def _latin1(value: bytes) -> str:
@@ -223,8 +228,7 @@ class Answer:
     reason: str | None
 
 
-def route(admitted: Admitted, message: dict[str, Any],
-          policy: Policy) -> Refusal | Answer | None:
+def route(admitted: Admitted, message: dict[str, Any], policy: Policy) -> Refusal | Answer | None:
     """What the gate answers itself before the SDK; None: hand it to the SDK."""
     if admitted.modern or (admitted.has_session and policy.legacy_revisions):
         return None
@@ -235,18 +239,26 @@ def route(admitted: Admitted, message: dict[str, Any],
             params = message.get("params")
             requested = params.get("protocolVersion") if isinstance(params, dict) else None
             body = refusals.jsonrpc_error(
-                request_id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": requested})
+                request_id,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": requested},
+            )
             # The SDK's own status for -32022 on the stateless path.
             return Answer(HTTPStatus.BAD_REQUEST, body, "legacy_disabled")
         return refusals.bad_request(
-            request_id if _valid_id(request_id) else None, HEADER_MISMATCH,
-            "MCP-Protocol-Version header required: the handshake-based revisions are not served")
+            request_id if _valid_id(request_id) else None,
+            HEADER_MISMATCH,
+            "MCP-Protocol-Version header required: the handshake-based revisions are not served",
+        )
     if not is_initialize:
         # A handshake revision outside a session: the SDK would open a session only to
         # discard it; the answer is the SDK's own for a POST without a session.
-        return refusals.bad_request(request_id if _valid_id(request_id) else None,
-                                    INVALID_REQUEST, "Bad Request: Missing session ID")
+        return refusals.bad_request(
+            request_id if _valid_id(request_id) else None,
+            INVALID_REQUEST,
+            "Bad Request: Missing session ID",
+        )
     return None
 
 
@@ -256,8 +268,10 @@ def route_other(admitted: Admitted, policy: Policy) -> Refusal | None:
         return None
     if not policy.legacy_revisions:
         return refusals.bad_request(
-            None, HEADER_MISMATCH,
-            "MCP-Protocol-Version header required: the handshake-based revisions are not served")
+            None,
+            HEADER_MISMATCH,
+            "MCP-Protocol-Version header required: the handshake-based revisions are not served",
+        )
     if not admitted.has_session:
         return refusals.bad_request(None, INVALID_REQUEST, "Bad Request: Missing session ID")
     return None

@@ -73,24 +73,37 @@ class HttpListener:
         if self._stop is not None:
             self._stop.set()
 
-    async def run(self, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-                  ) -> None:
+    async def run(
+        self,
+        *,
+        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
         self._stop = anyio.Event()
         shutting_down = anyio.Event()
-        multi = await anyio.create_tcp_listener(local_host=self._settings.bind_host,
-                                                local_port=self._settings.bind_port)
+        multi = await anyio.create_tcp_listener(
+            local_host=self._settings.bind_host, local_port=self._settings.bind_port
+        )
         listeners = [s for s in multi.listeners if isinstance(s, anyio.abc.SocketListener)]
         self.port = int(_attribute(listeners[0], SocketAttribute.local_port))
         host = self._settings.bind_host
         address = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
         async with self._pool.running() as managers:
             apps: dict[str, ASGIApp] = {c: m.handle_request for c, m in managers.items()}
-            ctx = Context(policy=self._policy, apps=apps, pool=self._pool,
-                          idle_s=float(self._settings.idle_timeout_s),
-                          request_s=float(self._settings.request_timeout_s),
-                          server=(host, self.port), shutting_down=shutting_down)
-            log.info("listening", address=address, callers=len(self._settings.callers),
-                     legacy_revisions=self._settings.legacy_revisions)
+            ctx = Context(
+                policy=self._policy,
+                apps=apps,
+                pool=self._pool,
+                idle_s=float(self._settings.idle_timeout_s),
+                request_s=float(self._settings.request_timeout_s),
+                server=(host, self.port),
+                shutting_down=shutting_down,
+            )
+            log.info(
+                "listening",
+                address=address,
+                callers=len(self._settings.callers),
+                legacy_revisions=self._settings.legacy_revisions,
+            )
             task_status.started(self.port)
             async with anyio.create_task_group() as background:
                 background.start_soon(self._every_minute)
@@ -122,8 +135,9 @@ class HttpListener:
         await self._stop.wait()
         scope.cancel()
 
-    async def _accept(self, sock: anyio.abc.SocketListener, ctx: Context,
-                      group: anyio.abc.TaskGroup) -> None:
+    async def _accept(
+        self, sock: anyio.abc.SocketListener, ctx: Context, group: anyio.abc.TaskGroup
+    ) -> None:
         limit = self._settings.max_connections
         while True:
             try:

@@ -32,63 +32,278 @@ class Extracted:
 # --------------------------------------------------------------------------- element classes
 
 # Never rendered, or not content: dropped with everything inside.
-_NOT_CONTENT = frozenset({
-    "head", "title", "meta", "link", "base", "script", "style", "template", "noscript",
-    "iframe", "object", "embed", "canvas", "audio", "video", "source", "track", "map", "area",
-    "input", "button", "select", "textarea", "option", "optgroup", "datalist", "output",
-    "progress", "meter", "frameset", "frame", "param", "picture-source",
-})
+_NOT_CONTENT = frozenset(
+    {
+        "head",
+        "title",
+        "meta",
+        "link",
+        "base",
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "audio",
+        "video",
+        "source",
+        "track",
+        "map",
+        "area",
+        "input",
+        "button",
+        "select",
+        "textarea",
+        "option",
+        "optgroup",
+        "datalist",
+        "output",
+        "progress",
+        "meter",
+        "frameset",
+        "frame",
+        "param",
+        "picture-source",
+    }
+)
 # Site chrome by element: navigation, page header and footer, sidebars.
 _CHROME_ELEMENTS = frozenset({"nav", "aside", "footer", "header", "menu"})
-_CHROME_ROLES = frozenset({
-    "navigation", "banner", "contentinfo", "complementary", "search", "dialog", "alertdialog",
-    "menu", "menubar", "toolbar", "tablist",
-})
+_CHROME_ROLES = frozenset(
+    {
+        "navigation",
+        "banner",
+        "contentinfo",
+        "complementary",
+        "search",
+        "dialog",
+        "alertdialog",
+        "menu",
+        "menubar",
+        "toolbar",
+        "tablist",
+    }
+)
 _MAIN_ROLES = frozenset({"main", "article"})
 # Class names that hide an element by convention (matched as whole class names).
-_HIDING_CLASSES = frozenset({
-    "hidden", "hide", "d-none", "is-hidden", "invisible", "sr-only", "visually-hidden",
-    "visuallyhidden", "screen-reader-text", "screenreader", "element-invisible", "offscreen",
-    "u-hidden", "hidden-xs", "skip-link", "skiplink", "show-for-sr",
-})
+_HIDING_CLASSES = frozenset(
+    {
+        "hidden",
+        "hide",
+        "d-none",
+        "is-hidden",
+        "invisible",
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "screenreader",
+        "element-invisible",
+        "offscreen",
+        "u-hidden",
+        "hidden-xs",
+        "skip-link",
+        "skiplink",
+        "show-for-sr",
+    }
+)
 # Class/id tokens of boxes no reader wants, whatever else the page is.
-_HARD_TOKENS = frozenset({
-    "cookie", "cookies", "consent", "gdpr", "cookiebanner", "newsletter", "paywall",
-    "modal", "popup", "overlay", "breadcrumb", "breadcrumbs",
-})
+_HARD_TOKENS = frozenset(
+    {
+        "cookie",
+        "cookies",
+        "consent",
+        "gdpr",
+        "cookiebanner",
+        "newsletter",
+        "paywall",
+        "modal",
+        "popup",
+        "overlay",
+        "breadcrumb",
+        "breadcrumbs",
+    }
+)
 # Class/id tokens of chrome: they count against a region when choosing the
 # main content and are cut from inside it.
-_CHROME_TOKENS = frozenset({
-    "nav", "navbar", "navigation", "menu", "menubar", "topnav", "sidenav", "subnav", "mainnav",
-    "footer", "sidebar", "share", "sharing", "social", "sharebar", "related", "recommended",
-    "recommendations", "promo", "promoted", "ad", "ads", "advert", "advertisement",
-    "advertising", "adsense", "sponsor", "sponsored", "subscribe", "subscription", "signup",
-    "outbrain", "taboola", "trending", "popular", "mostread", "pagination", "pager", "tagcloud",
-})
-_CHROME_STEMS = ("sidebar", "footer", "navbar", "navigation", "advert", "sponsor", "social",
-                 "sharing", "subscribe", "related", "outbrain", "taboola")
+_CHROME_TOKENS = frozenset(
+    {
+        "nav",
+        "navbar",
+        "navigation",
+        "menu",
+        "menubar",
+        "topnav",
+        "sidenav",
+        "subnav",
+        "mainnav",
+        "footer",
+        "sidebar",
+        "share",
+        "sharing",
+        "social",
+        "sharebar",
+        "related",
+        "recommended",
+        "recommendations",
+        "promo",
+        "promoted",
+        "ad",
+        "ads",
+        "advert",
+        "advertisement",
+        "advertising",
+        "adsense",
+        "sponsor",
+        "sponsored",
+        "subscribe",
+        "subscription",
+        "signup",
+        "outbrain",
+        "taboola",
+        "trending",
+        "popular",
+        "mostread",
+        "pagination",
+        "pager",
+        "tagcloud",
+    }
+)
+_CHROME_STEMS = (
+    "sidebar",
+    "footer",
+    "navbar",
+    "navigation",
+    "advert",
+    "sponsor",
+    "social",
+    "sharing",
+    "subscribe",
+    "related",
+    "outbrain",
+    "taboola",
+)
 # Comment sections: against the article when there is one; kept on a page that is a thread.
 _COMMENT_TOKENS = frozenset({"comment", "comments", "disqus", "respond", "replies", "discussion"})
-_MAIN_TOKENS = frozenset({
-    "content", "article", "post", "entry", "main", "body", "text", "story", "blog", "prose",
-    "markdown", "docs", "documentation", "articlebody", "postbody", "thread", "message",
-})
+_MAIN_TOKENS = frozenset(
+    {
+        "content",
+        "article",
+        "post",
+        "entry",
+        "main",
+        "body",
+        "text",
+        "story",
+        "blog",
+        "prose",
+        "markdown",
+        "docs",
+        "documentation",
+        "articlebody",
+        "postbody",
+        "thread",
+        "message",
+    }
+)
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BLOCKS = frozenset({
-    "html", "body", "address", "article", "aside", "blockquote", "center", "details", "dialog",
-    "dd", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
-    "header", "hgroup", "hr", "li", "main", "menu", "nav", "ol", "p", "pre", "section",
-    "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "caption", "legend",
-    "h1", "h2", "h3", "h4", "h5", "h6", "listing", "xmp", "plaintext",
-})
+_BLOCKS = frozenset(
+    {
+        "html",
+        "body",
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "center",
+        "details",
+        "dialog",
+        "dd",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "header",
+        "hgroup",
+        "hr",
+        "li",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+        "caption",
+        "legend",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "listing",
+        "xmp",
+        "plaintext",
+    }
+)
 # Where a main content can be: containers, not single paragraphs or list parts.
-_CANDIDATES = _BLOCKS - frozenset({
-    "p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "pre", "blockquote",
-    "figcaption", "caption", "th", "tr", "summary", "legend", "address", "ul", "ol", "dl",
-    "tbody", "thead", "tfoot", "table", "hr", "listing", "xmp", "plaintext", "menu", "dir",
-    "hgroup", "figure", "html",
-})
+_CANDIDATES = _BLOCKS - frozenset(
+    {
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "dt",
+        "dd",
+        "pre",
+        "blockquote",
+        "figcaption",
+        "caption",
+        "th",
+        "tr",
+        "summary",
+        "legend",
+        "address",
+        "ul",
+        "ol",
+        "dl",
+        "tbody",
+        "thead",
+        "tfoot",
+        "table",
+        "hr",
+        "listing",
+        "xmp",
+        "plaintext",
+        "menu",
+        "dir",
+        "hgroup",
+        "figure",
+        "html",
+    }
+)
 # Text blocks never cut from inside an article on their links alone.
 _LEAVES = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "dd", "dt"})
 _EMPHASIS = {"em": "*", "i": "*", "strong": "**", "b": "**"}
@@ -96,39 +311,82 @@ _PRE = frozenset({"pre", "listing", "xmp", "plaintext"})
 # Content a figure can hold that is not a picture: it keeps the figure.
 _RICH = frozenset({"pre", "listing", "xmp", "plaintext", "table", "blockquote", "math"})
 # Class/id tokens of pictures' furniture: captions, credits, galleries.
-_MEDIA_TOKENS = frozenset({
-    "credit", "credits", "photocredit", "figure", "figcaption", "image", "img", "photo",
-    "picture", "video", "player",
-})
+_MEDIA_TOKENS = frozenset(
+    {
+        "credit",
+        "credits",
+        "photocredit",
+        "figure",
+        "figcaption",
+        "image",
+        "img",
+        "photo",
+        "picture",
+        "video",
+        "player",
+    }
+)
 _MEDIA_STEMS = ("caption", "gallery", "slideshow", "carousel", "lightbox")
 # Class/id tokens of an article's metadata: bylines, dates, tags.
-_META_TOKENS = frozenset({
-    "byline", "byl", "author", "authors", "dateline", "date", "dates", "datestamp", "timestamp",
-    "time", "pubdate", "published", "updated", "posted", "meta", "postmeta", "entrymeta",
-    "tags", "tag", "categories", "category", "share", "sharing",
-})
-_META_STEMS = ("byline", "dateline", "timestamp", "datestamp", "pubdate", "postedon",
-               "posted-on", "author")
+_META_TOKENS = frozenset(
+    {
+        "byline",
+        "byl",
+        "author",
+        "authors",
+        "dateline",
+        "date",
+        "dates",
+        "datestamp",
+        "timestamp",
+        "time",
+        "pubdate",
+        "published",
+        "updated",
+        "posted",
+        "meta",
+        "postmeta",
+        "entrymeta",
+        "tags",
+        "tag",
+        "categories",
+        "category",
+        "share",
+        "sharing",
+    }
+)
+_META_STEMS = (
+    "byline",
+    "dateline",
+    "timestamp",
+    "datestamp",
+    "pubdate",
+    "postedon",
+    "posted-on",
+    "author",
+)
 _META_PROPS = ("author", "datepublished", "datemodified", "datecreated")
 
 _HIDDEN_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!important\s*)?(?:;|$)",
-    re.I)
+    re.I,
+)
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})(?:\s|$)")
 
 # Scoring constants: characters of text, see docs/extraction.md.
-_SHORT = 40           # a block with less unlinked text than this is a label, not prose
-_LINK_COST = 2.0      # each character of link text costs this much
-_MIN_ARTICLE = 120    # a best region scoring below this is not an article
-_IMAGE_LINK = 10      # link characters a linked image counts for
-_CLIMB_SLACK = 30     # an enclosing element may cost this much and still be taken
+_SHORT = 40  # a block with less unlinked text than this is a label, not prose
+_LINK_COST = 2.0  # each character of link text costs this much
+_MIN_ARTICLE = 120  # a best region scoring below this is not an article
+_IMAGE_LINK = 10  # link characters a linked image counts for
+_CLIMB_SLACK = 30  # an enclosing element may cost this much and still be taken
 _MAIN_BONUS = 1.3
 _ARTICLE_BONUS = 1.15
 _TOKEN_BONUS = 1.1
 
 
 # --------------------------------------------------------------------------- attributes
+
 
 def _attr(el: Element, name: str) -> str | None:
     value = el.attributes.get(name)
@@ -169,6 +427,7 @@ def _is_main_marker(el: Element) -> bool:
 
 
 # --------------------------------------------------------------------------- pass 1: sizes
+
 
 def _elements_postorder(root: Element) -> list[Element]:
     """Elements under ``root`` (inclusive), children before parents."""
@@ -261,7 +520,8 @@ def _classify(an: _Analysis) -> None:
                 elif not tokens.isdisjoint(_MAIN_TOKENS):
                     an.bonus[el] = _TOKEN_BONUS
                 elif not tokens.isdisjoint(_CHROME_TOKENS) or any(
-                        s in joined for s in _CHROME_STEMS):
+                    s in joined for s in _CHROME_STEMS
+                ):
                     an.chrome.add(el)
             if _is_main_marker(el):
                 an.mains.append(el)
@@ -271,6 +531,7 @@ def _classify(an: _Analysis) -> None:
 
 
 # --------------------------------------------------------------------------- pass 2: scores
+
 
 def _weight(length: int, linked: int, negative: bool) -> float:
     """The weight of one block's own text: prose counts for, links against."""
@@ -411,6 +672,7 @@ def _region(an: _Analysis) -> Element:
 
 # --------------------------------------------------------------------------- rendering
 
+
 class _Blk(str):
     """A rendered block (a paragraph, a heading, a list, ...)."""
 
@@ -460,7 +722,7 @@ def _escape_line(line: str) -> str:
         return "\\" + line
     ordered = _ORDERED.match(line)
     if ordered:
-        return f"{ordered.group(1)}\\{line[ordered.end(1):]}"
+        return f"{ordered.group(1)}\\{line[ordered.end(1) :]}"
     return _LINE_START.sub(r"\\\1", line, count=1)
 
 
@@ -561,8 +823,9 @@ def _table(rows: list[_Row], caption: list[str]) -> list[str]:
     rows = [r for r in rows if any(c.blocks for c in r.cells)]
     if not rows:
         return out
-    layout = any(len(c.blocks) > 1 or any("\n" in b for b in c.blocks)
-                 for r in rows for c in r.cells)
+    layout = any(
+        len(c.blocks) > 1 or any("\n" in b for b in c.blocks) for r in rows for c in r.cells
+    )
     if layout:  # a table used for layout: its cells are sections of the page
         for r in rows:
             for c in r.cells:
@@ -591,7 +854,8 @@ def _table(rows: list[_Row], caption: list[str]) -> list[str]:
 
 # An alt that is a file name or a slug, not a description.
 _FILE_NAME = re.compile(
-    r"^(?:\S*_\S*|\S*-\S*-\S*|\S+\.(?:jpe?g|png|gif|webp|svg|avif|bmp|tiff?))$", re.I)
+    r"^(?:\S*_\S*|\S*-\S*-\S*|\S+\.(?:jpe?g|png|gif|webp|svg|avif|bmp|tiff?))$", re.I
+)
 _TINY = 32  # an image no larger than this both ways is an icon or a pixel
 
 
@@ -742,12 +1006,14 @@ class _Renderer:
         if name == "li":
             return [_Li(_blocks(items))]
         if name in ("td", "th"):
-            spans = any((_attr(el, a) or "1").strip() not in ("", "1")
-                        for a in ("colspan", "rowspan"))
+            spans = any(
+                (_attr(el, a) or "1").strip() not in ("", "1") for a in ("colspan", "rowspan")
+            )
             return [_Cell(_blocks(items), name == "th", spans)]
         if name == "tr":
-            cells = [x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False)
-                     for x in items]
+            cells = [
+                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False) for x in items
+            ]
             return [_Row(cells)]
         if name in ("thead", "tbody", "tfoot"):
             return items
@@ -785,6 +1051,7 @@ class _Renderer:
 
 
 # --------------------------------------------------------------------------- entry points
+
 
 def _find(root: Element, name: str) -> Element | None:
     for el in root.iter_elements():
@@ -859,14 +1126,28 @@ def _cuts(an: _Analysis, node: Element) -> set[Element]:
         minor = an.positive[el] * 2 < total
         hinted = (el in an.chrome or el in an.comments) and minor
         score = an.score[el]
-        link_list = (score < 0 and el.name in _BLOCKS and el.name not in _LEAVES
-                     and el not in an.rich and an.links[el] * 4 > an.kept_len[el]
-                     and an.positive[el] < -score * 4)
-        promo = (el.name == "p" and an.kept_len[el] < _PROMO_LEN
-                 and an.links[el] * 2 >= an.kept_len[el] and _is_promo(el, an))
-        if (hinted or link_list or promo or (minor and _is_media(el, an, total))
-                or (line <= _META_LEN and _is_meta(el, an))
-                or (minor and _is_teasers(el, an))):
+        link_list = (
+            score < 0
+            and el.name in _BLOCKS
+            and el.name not in _LEAVES
+            and el not in an.rich
+            and an.links[el] * 4 > an.kept_len[el]
+            and an.positive[el] < -score * 4
+        )
+        promo = (
+            el.name == "p"
+            and an.kept_len[el] < _PROMO_LEN
+            and an.links[el] * 2 >= an.kept_len[el]
+            and _is_promo(el, an)
+        )
+        if (
+            hinted
+            or link_list
+            or promo
+            or (minor and _is_media(el, an, total))
+            or (line <= _META_LEN and _is_meta(el, an))
+            or (minor and _is_teasers(el, an))
+        ):
             cut.add(el)
             continue
         stack.extend((c, line) for c in el.children if isinstance(c, Element))

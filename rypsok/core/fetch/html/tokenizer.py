@@ -61,7 +61,8 @@ _ATTRIBUTE = re.compile(
     r"[\t\n\f ]++"
     r"([^\t\n\f />\"'<=\x00][^\t\n\f />=\"'<\x00]*+)"
     r"(?:[\t\n\f ]*+=[\t\n\f ]*+"
-    r"(?:\"([^\"\x00]*+)\"|'([^'\x00]*+)'|([^\t\n\f &>\"'=<`\x00]++)))?+")
+    r"(?:\"([^\"\x00]*+)\"|'([^'\x00]*+)'|([^\t\n\f &>\"'=<`\x00]++)))?+"
+)
 _TAG_END = re.compile(r"[\t\n\f ]*+(/?)>")
 _END_TAG_END = re.compile(r"[\t\n\f ]*+>")
 _DECIMAL = re.compile(r"[0-9]++")
@@ -120,7 +121,7 @@ def _reference(text: str, at: int, allowed: str | None, attribute: bool) -> tupl
         character = numeric_reference(run.group(), 16 if hexadecimal else 10)
         return character, stop + 1 if text[stop] == ";" else stop
     stop = at
-    while stop < end and entitiesTrie.has_keys_with_prefix(text[at:stop + 1]):
+    while stop < end and entitiesTrie.has_keys_with_prefix(text[at : stop + 1]):
         stop += 1
     if stop >= end:
         return None
@@ -131,7 +132,7 @@ def _reference(text: str, at: int, allowed: str | None, attribute: bool) -> tupl
     if name[-1] != ";" and attribute and text[at + len(name)] in _AFTER_LEGACY_NAME:
         return "&" + text[at:stop], stop
     decoded: str = entities[name]
-    return decoded + text[at + len(name):stop], stop
+    return decoded + text[at + len(name) : stop], stop
 
 
 def _attribute_value(value: str, quote: str) -> str:
@@ -258,8 +259,12 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
             close = _END_TAG_END.match(chunk, name.end())
             if close is None:
                 return False
-            token: dict[str, Any] = {"type": _END_TAG, "name": _lower(name.group()),
-                                     "data": [], "selfClosing": False}
+            token: dict[str, Any] = {
+                "type": _END_TAG,
+                "name": _lower(name.group()),
+                "data": [],
+                "selfClosing": False,
+            }
         else:
             name = _TAG_NAME.match(chunk, at)
             if name is None:
@@ -281,8 +286,13 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
             close = _TAG_END.match(chunk, position)
             if close is None:
                 return False
-            token = {"type": _START_TAG, "name": _lower(name.group()), "data": attributes,
-                     "selfClosing": bool(close.group(1)), "selfClosingAcknowledged": False}
+            token = {
+                "type": _START_TAG,
+                "name": _lower(name.group()),
+                "data": attributes,
+                "selfClosing": bool(close.group(1)),
+                "selfClosingAcknowledged": False,
+            }
         self.stream.chunkOffset = close.end()
         self.currentToken = token
         self.tokenQueue.append(token)

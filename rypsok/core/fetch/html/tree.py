@@ -88,8 +88,13 @@ class Element:
 
     __slots__ = ("attributes", "children", "name", "nameTuple", "namespace", "parent")
 
-    def __init__(self, name: str, namespace: str | None, attributes: dict[Any, str],
-                 name_tuple: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        namespace: str | None,
+        attributes: dict[Any, str],
+        name_tuple: tuple[str, str],
+    ) -> None:
         self.name = name
         self.namespace = namespace
         self.nameTuple = name_tuple  # html5lib's key for its element sets
@@ -308,8 +313,9 @@ _TABLE_MODE: frozenset[str] = frozenset(_base.tableInsertModeElements)
 # The stop sets of the tokenizer's text states (data, RCDATA, RAWTEXT, script,
 # PLAINTEXT): each call makes its own character token, so a shorter answer is
 # only a split text run.
-_TEXT_STOPS: frozenset[object] = frozenset({
-    ("&", "<", "\u0000"), ("<", "\u0000"), "\u0000", ("<", "-", "\u0000")})
+_TEXT_STOPS: frozenset[object] = frozenset(
+    {("&", "<", "\u0000"), ("<", "\u0000"), "\u0000", ("<", "-", "\u0000")}
+)
 _RUNS: dict[object, re.Pattern[str]] = {}
 
 
@@ -327,13 +333,14 @@ def _bounded_chars_until(stream: Any) -> Callable[..., str]:
         run = _RUNS.get(characters)
         if run is None:
             run = _RUNS[characters] = re.compile(
-                "[^" + "".join(f"\\x{ord(c):02x}" for c in characters) + "]+")
+                "[^" + "".join(f"\\x{ord(c):02x}" for c in characters) + "]+"
+            )
         if stream.chunkOffset >= stream.chunkSize and not stream.readChunk():
             return ""
         found = run.match(stream.chunk, stream.chunkOffset)
         if found is None:
             return ""
-        text: str = stream.chunk[stream.chunkOffset:found.end()]
+        text: str = stream.chunk[stream.chunkOffset : found.end()]
         stream.chunkOffset = found.end()
         return text
 
