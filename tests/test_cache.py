@@ -152,7 +152,14 @@ class Canned:
         request: OutboundRequest = self.inner.request(q)
         return request
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(
+        self,
+        status: int,
+        header: HeaderLookup,
+        body: bytes,
+        *,
+        cancel: threading.Event | None = None,  # handed to page-shaped drivers only
+    ) -> list[RawResult]:
         return list(self.results)
 
 

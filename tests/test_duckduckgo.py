@@ -614,7 +614,14 @@ class _Spy:
         result: OutboundRequest = self.inner.request(q)
         return result
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(
+        self,
+        status: int,
+        header: HeaderLookup,
+        body: bytes,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> list[RawResult]:
         self.threads.append(threading.get_ident())
         self.borrowed.append(int(self.parsing.borrowed_tokens))
         with _Spy.lock:
@@ -622,7 +629,7 @@ class _Spy:
             _Spy.peak = max(_Spy.peak, _Spy.running)
         try:
             time.sleep(0.2)  # long enough for a second parse to start, were it allowed
-            result: list[RawResult] = self.inner.parse(status, header, body)
+            result: list[RawResult] = self.inner.parse(status, header, body, cancel=cancel)
             return result
         finally:
             with _Spy.lock:

@@ -12,6 +12,7 @@ import datetime as _dt
 import email.utils
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -129,6 +130,25 @@ class Driver(Protocol):
         classify: the driver only sees answers that arrived.
         """
         ...
+
+
+class PageDriver(Driver, Protocol):
+    """A driver whose admission says `html_answer`: its parse may be abandoned midway.
+
+    The pipeline runs such a parse in a worker thread and passes `cancel`, which is set once
+    the call no longer waits for it; the driver hands it to the tree builder, whose
+    ParseCancelled then ends the thread early (REQ-AGG-006). The keyword is optional, so a
+    page driver is still a `Driver`, and only page drivers need it.
+    """
+
+    def parse(
+        self,
+        status: int,
+        header: HeaderLookup,
+        body: bytes,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> list[RawResult]: ...
 
 
 # -- Helpers the drivers share ---------------------------------------------------------------

@@ -16,6 +16,7 @@ then the no-results marker; a page with none of them has changed shape (`parse_f
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ from rypsok.core.engines.base import (
     EngineQuery,
     HeaderLookup,
     OutboundRequest,
+    PageDriver,
     RawResult,
     SkipReason,
     delay_seconds,
@@ -78,7 +80,8 @@ class DuckDuckGoDriver:
     """The duckduckgo driver type: one instance per configured engine, no state per call.
 
     `parse` runs in worker threads, possibly several at once for different engines: it
-    touches nothing but its arguments and the tree it builds.
+    touches nothing but its arguments and the tree it builds. It is a `PageDriver`: the
+    pipeline passes the cancel flag of the parsing permits.
     """
 
     admission: Admission
@@ -108,9 +111,18 @@ class DuckDuckGoDriver:
             max_bytes=self.admission.response_bytes,
         )
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(
+        self,
+        status: int,
+        header: HeaderLookup,
+        body: bytes,
+        *,
+        cancel: threading.Event | None = None,
+    ) -> list[RawResult]:
+        """The page's results; `cancel`, when set, stops the parse with ParseCancelled (the
+        call has gone: nothing reads what this raises)."""
         _check_status(status, header)
-        page = _read(body, _declared_charset(header("content-type")))
+        page = _read(body, _declared_charset(header("content-type")), cancel)
         if page.challenge:
             raise EngineFailure("blocked")  # the provider's decision, reported as it is
         if status // 100 != 2:  # another status (404, 500, ...) with no challenge in its page
@@ -123,6 +135,11 @@ class DuckDuckGoDriver:
             return []  # the provider answered: nothing matched
         # Neither results nor the marker, or result blocks we cannot read: the page drifted.
         raise EngineFailure("parse_failure")
+
+
+if TYPE_CHECKING:
+    # html_answer promises the pipeline a parse that takes the cancel flag: mypy holds to it.
+    _PAGE_DRIVER: type[PageDriver] = DuckDuckGoDriver
 
 
 def _check_status(status: int, header: HeaderLookup) -> None:
@@ -157,8 +174,8 @@ class _Page:
     partial: bool = False
 
 
-def _read(body: bytes, declared: str | None) -> _Page:
-    parsed = parse_html(charset.decode(body, declared))
+def _read(body: bytes, declared: str | None, cancel: threading.Event | None) -> _Page:
+    parsed = parse_html(charset.decode(body, declared), cancel=cancel)
     page = _Page(results=[], partial=parsed.partial)
     outside: list[str] = []  # the page's text outside result blocks, in document order
     for element in _walk(parsed.root, page, outside):

@@ -27,7 +27,7 @@ from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
 from rypsok.core.fetch import charset, errors
 from rypsok.core.fetch.html.extract import extract, extract_text
-from rypsok.core.fetch.html.tree import ParseCancelled, parse_html
+from rypsok.core.fetch.html.tree import parse_html
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
@@ -42,6 +42,7 @@ from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import FetchResponse, Notice, ToolError
 from rypsok.core.net.client import ClientError, EngineClient, Response
 from rypsok.core.net.egress import EgressPolicy
+from rypsok.core.parsing import run_under_permit
 from rypsok.core.telemetry import counters, log
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
@@ -153,23 +154,26 @@ class FetchService:
 
     @asynccontextmanager
     async def _slot(self, host: str, deadline: float) -> AsyncIterator[None]:
-        """A fetch permit (LIM-C3) and the host's turn (LIM-C4), or busy at the deadline."""
+        """The host's turn (LIM-C4), then a fetch permit (LIM-C3), or busy at the deadline.
+
+        In that order: a call queued behind its host holds no permit, so a backlog on one
+        host does not stall the fetches to others."""
         with self._host_lock(host) as lock:
             with anyio.move_on_at(deadline) as waiting:
-                await self.in_flight.acquire()
+                await lock.acquire()
             if waiting.cancelled_caught:
                 raise errors.busy()
             try:
                 with anyio.move_on_at(deadline) as waiting:
-                    await lock.acquire()
+                    await self.in_flight.acquire()
                 if waiting.cancelled_caught:
                     raise errors.busy()
                 try:
                     yield
                 finally:
-                    lock.release()
+                    self.in_flight.release()
             finally:
-                self.in_flight.release()
+                lock.release()
 
     async def _follow(self, target: FetchTarget, deadline: float) -> tuple[FetchTarget, Response]:
         """GET with robots.txt and the redirect rules; returns the page that answered 2xx."""
@@ -314,11 +318,11 @@ class FetchService:
     # -- content ---------------------------------------------------------------------------
 
     async def _read(self, body: bytes, declared: str | None, kind: str, url: str) -> _Page:
-        """Decode, parse, extract and clean in a worker thread, under a parsing permit, so
-        only parsing_in_flight pages exist as text at once (LIM-C5, REQ-PAGE-008)."""
-        cancel = threading.Event()
+        """Decode, parse, extract and clean in a worker thread, under a parsing permit that
+        the thread keeps until it has ended, so only parsing_in_flight pages exist as text at
+        once, even after cancellations (LIM-C5, REQ-PAGE-008, REQ-SEC-012)."""
 
-        def work() -> _Page:
+        def work(cancel: threading.Event) -> _Page:
             text = charset.decode(body, declared)
             extracted = (
                 extract_text(text)
@@ -332,15 +336,9 @@ class FetchService:
         margin = limits.default("LIM-F5") / 1000
         try:
             with anyio.fail_after(margin + self.config.fetch.deadline_ms / 1000):
-                async with self.parsing:
-                    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                # run_under_permit sets the cancel flag once this call stops waiting.
+                return await run_under_permit(self.parsing, work)
         except TimeoutError:
-            cancel.set()
-            raise errors.fetch_deadline() from None
-        except anyio.get_cancelled_exc_class():
-            cancel.set()
-            raise
-        except ParseCancelled:
             raise errors.fetch_deadline() from None
         except Exception as exc:  # a defect in parsing ends this call only (REQ-SEC-014)
             log.error("extraction_error", error_type=type(exc).__name__)

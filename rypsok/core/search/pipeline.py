@@ -21,12 +21,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import anyio
 
 from rypsok.core import boundary, privacy
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.base import Driver, EngineFailure, EngineQuery, RawResult
+from rypsok.core.engines.base import Driver, EngineFailure, EngineQuery, PageDriver, RawResult
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.model import (
@@ -42,6 +43,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import ClientError, EngineClient
 from rypsok.core.net.hostname import is_loopback_host, literal_address
+from rypsok.core.parsing import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
 from rypsok.core.search.request import SearchRequest
@@ -297,14 +299,14 @@ class SearchService:
                     latency_ms=latency_ms,
                 )
             if engine.admission.html_answer:
-                async with self.parsing:
-                    results = await anyio.to_thread.run_sync(
-                        item.driver.parse,
-                        response.status,
-                        response.header,
-                        response.body,
-                        abandon_on_cancel=True,
-                    )
+                # Off the event loop, under a parsing permit the thread keeps until it has
+                # really ended; a cancelled call sets the flag that stops it (REQ-AGG-006).
+                page = cast(PageDriver, item.driver)  # what html_answer promises
+                status, header, body = response.status, response.header, response.body
+                results = await run_under_permit(
+                    self.parsing,
+                    lambda cancel: page.parse(status, header, body, cancel=cancel),
+                )
             else:
                 results = item.driver.parse(response.status, response.header, response.body)
         except anyio.get_cancelled_exc_class():
