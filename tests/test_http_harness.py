@@ -237,11 +237,31 @@ def read_all(sock: socket.socket, timeout: float) -> bytes:
 
 
 def _complete(data: bytes) -> bool:
+    """Whether *data* holds a whole response: its Content-Length, or its last chunk (an
+    event stream ends with one); otherwise the read goes on until close or quiet."""
     head, sep, body = data.partition(b"\r\n\r\n")
     if not sep:
         return False
+    if re.search(rb"(?im)^transfer-encoding:\s*chunked\s*$", head):
+        return _last_chunk_read(body)
     match = re.search(rb"(?im)^content-length:\s*(\d+)", head)
     return match is not None and len(body) >= int(match.group(1))
+
+
+def _last_chunk_read(body: bytes) -> bool:
+    while True:
+        size_line, sep, rest = body.partition(b"\r\n")
+        if not sep:
+            return False
+        try:
+            size = int(size_line.split(b";")[0], 16)
+        except ValueError:
+            return False
+        if size == 0:
+            return rest.startswith(b"\r\n")  # no trailers are sent
+        if len(rest) < size + 2:
+            return False
+        body = rest[size + 2 :]
 
 
 def parse(raw: bytes) -> Reply:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rypsok.core.config import secrets
 from rypsok.core.config.secrets import (
     REDACTED,
     Resolved,
@@ -22,6 +25,9 @@ from rypsok.core.config.secrets import (
     from_file,
     is_variable_name,
 )
+from rypsok.protocol.http import sessions
+from tests.test_http_harness import config_text, post, served
+from tests.test_http_listener import LEGACY, _initialize, _legacy_headers
 
 BOUND = 64 * 1024  # LIM-X2
 
@@ -124,3 +130,61 @@ def test_req_cfg_004_a_regular_file_that_fails_to_read_names_the_key() -> None:
     assert from_file("/proc/self/mem", "token_file") == Resolved(
         None, "the file named by token_file cannot be read"
     )
+
+
+def test_req_cfg_004_a_secret_file_is_opened_close_on_exec_and_without_blocking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Close-on-exec: no child process (a hook, a shell) inherits the descriptor of a token
+    # file; non-blocking: a FIFO cannot hold startup (the test above shows that one).
+    flags_seen: list[int] = []
+    real_open = os.open
+
+    def recording_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        flags_seen.append(flags)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(secrets.os, "open", recording_open)
+    token = tmp_path / "token"
+    token.write_text("a-token-of-some-length\n")
+    resolved = from_file(str(token), "token_file")
+    assert resolved.secret is not None and resolved.secret.reveal() == "a-token-of-some-length"
+    assert flags_seen and all(f & os.O_CLOEXEC and f & os.O_NONBLOCK for f in flags_seen)
+    assert all(f & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) == 0 for f in flags_seen)
+
+
+def _session_alive(port: int, session: str, request_id: int) -> int:
+    reply = post(
+        port,
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"},
+        _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+    )
+    return reply.status
+
+
+def test_req_sec_024_a_session_without_traffic_expires_and_frees_its_slot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LIM-H6T (300 s) shortened: the session manager must be given the expiry, else the
+    # SDK's own default (30 min) or none at all would keep an idle session and its slot.
+    monkeypatch.setattr(sessions, "SESSION_EXPIRY_S", 0.5)
+    with served(tmp_path, config_text("max_sessions = 1")) as server:
+        opened = post(server.port, _initialize(), _legacy_headers())
+        assert opened.status == 200
+        session = opened.headers["mcp-session-id"]
+        assert _session_alive(server.port, session, 2) == 200
+        assert post(server.port, _initialize(3), _legacy_headers()).status == 503  # bound full
+        give_up = time.monotonic() + 5
+        while _session_alive(server.port, session, 4) == 200:
+            assert time.monotonic() < give_up, "an idle session did not expire"
+            time.sleep(0.6)
+        assert post(server.port, _initialize(5), _legacy_headers()).status == 200
+
+
+def test_req_mcp_007_handshake_sessions_answer_as_event_streams(tmp_path: Path) -> None:
+    # SSE mode: a call's answer is a stream, so a client that closes it cancels the call;
+    # in the SDK's JSON mode the call would run on unseen.
+    with served(tmp_path, config_text()) as server:
+        opened = post(server.port, _initialize(), _legacy_headers())
+        assert opened.status == 200
+        assert opened.headers["content-type"].startswith("text/event-stream")
