@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rypsok.core.fetch.charset import decode
 from rypsok.core.fetch.html.extract import Extracted, extract, extract_text
 from rypsok.core.fetch.html.tree import parse_html
@@ -545,6 +547,19 @@ def test_req_page_007_invalid_utf8_is_replaced_not_fatal() -> None:
     assert decode(b"<p>ok \xff\xfe bad</p>", "utf-8") == "<p>ok \ufffd\ufffd bad</p>"
     assert isinstance(decode(bytes(range(256)) * 4, None), str)
     assert decode(b"", None) == ""
+
+
+def test_req_page_007_x_user_defined_maps_high_bytes_to_the_private_use_row() -> None:
+    assert decode(b"<p>a\x80\xff</p>", "x-user-defined") == "<p>a\uf780\uf7ff</p>"
+    meta = b'<meta charset="x-user-defined"><p>\xc3\xa9</p>'  # not read as UTF-8
+    assert decode(meta, None).endswith("<p>\uf7c3\uf7a9</p>")
+
+
+@pytest.mark.parametrize("label", ["iso-2022-kr", "hz-gb-2312", "csiso2022kr", "replacement"])
+def test_req_page_007_a_replacement_label_yields_one_replacement_character(label: str) -> None:
+    # ISO-2022-KR escapes can make ASCII-looking bytes mean something else: read nothing.
+    assert decode(b"<p>\x1b$)C<script>x</script></p>", label) == "\ufffd"
+    assert decode(b"", label) == ""
 
 
 def test_req_ctx_010_japanese_text_is_kept_in_scalar_values() -> None:

@@ -15,6 +15,11 @@ The order, first match wins:
    charset-normalizer's guess from at most the first 64 KiB;
 5. UTF-8.
 
+Two WHATWG encodings have no Python codec and are read as the standard says:
+``x-user-defined`` (bytes 0x80-0xFF to U+F780-U+F7FF) and ``replacement``, the
+label of ISO-2022-KR, HZ-GB-2312 and the like, whose escape sequences could hide
+markup, so a non-empty body becomes one U+FFFD and nothing of it is read.
+
 Undecodable bytes become U+FFFD; :func:`decode` never raises for any input.
 The pipeline decodes here and hands ``str`` to the tree builder, so html5lib's
 own byte sniffing (which stops at windows-1252 and never detects) is not used.
@@ -38,6 +43,8 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _UTF16 = frozenset({"utf-16le", "utf-16be", "utf-16"})
+# x-user-defined: ASCII as it is, every other byte to the private-use row U+F780-U+F7FF.
+_X_USER_DEFINED = {byte: 0xF700 + byte for byte in range(0x80, 0x100)}
 
 
 def _lookup(label: str | None) -> str | None:
@@ -101,6 +108,10 @@ def decode(body: bytes, declared: str | None) -> str:
     """``body`` as text; ``declared`` is the Content-Type charset parameter, if any."""
     codec, skip = resolve(body, declared)
     data = memoryview(body)[skip:] if skip else body
+    if codec == "replacement":
+        return "\ufffd" if len(data) else ""
+    if codec == "x-user-defined":
+        return bytes(data).decode("latin-1").translate(_X_USER_DEFINED)
     try:
         return codecs.decode(data, codec, errors="replace")
     except (LookupError, UnicodeError, TypeError):
