@@ -31,6 +31,7 @@ from rypsok.core.model import (
     ToolError,
     rate_limited,
     search_deadline,
+    unknown_parameter,
 )
 from rypsok.core.net.client import EngineClient, user_agent
 from rypsok.core.net.egress import EgressPolicy
@@ -170,12 +171,20 @@ class Rypsok:
                 counters.add("calls", tool, outcome.split(":")[0])
                 log.info("call", tool=tool, outcome=outcome, latency_ms=_ms(started))
 
-    async def status(self, caller: str = LOCAL_CALLER) -> StatusResponse:
-        """Every configured engine's state, from memory; never a request (LIM-S13)."""
+    async def status(
+        self, caller: str = LOCAL_CALLER, arguments: Mapping[str, Any] | None = None
+    ) -> StatusResponse:
+        """Every configured engine's state, from memory; never a request (LIM-S13).
+
+        engine_status takes no parameter: any argument is refused here, inside the call,
+        so a refused call is timed, logged and counted like the other tools' refusals."""
         with call_scope(caller):
             started = time.monotonic()
             try:
                 self._admit(caller, "engine_status")
+                for name in arguments or {}:
+                    self.rate.refund(caller, "engine_status")  # nothing was looked at
+                    raise unknown_parameter(name, ())
             except ToolError as error:
                 counters.add("refused", "engine_status", _refusal(error))
                 counters.add("calls", "engine_status", error.kind)

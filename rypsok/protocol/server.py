@@ -84,8 +84,7 @@ def build_server(core: Rypsok, caller: str = LOCAL_CALLER) -> Server[Any]:
                 page = await core.fetch(arguments, caller)
                 return _result(core, page.to_json())
             if params.name == "engine_status":
-                tools.status_arguments(arguments)
-                response = await core.status(caller)
+                response = await core.status(caller, arguments)
                 return _result(core, response.to_json())
         except ToolError as error:
             return _result(core, error.to_json(), is_error=True)

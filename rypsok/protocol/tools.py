@@ -9,13 +9,12 @@ What is offered depends on the configuration (categories served, languages,
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
-from rypsok.core.model import ToolError, unknown_parameter
+from rypsok.core.model import ToolError
 from rypsok.core.search.request import TIME_RANGES
 
 # Normative texts (external design §2 and §3), code marks as the book's source has them.
@@ -238,17 +237,6 @@ def budget_characters(tools: list[ToolDefinition]) -> int:
 
 
 # -- argument validation: every argument checked before any work (REQ-MCP-004) ----------------
-
-
-def _check_known(arguments: Mapping[str, Any], schema: dict[str, Any]) -> None:
-    allowed = tuple(schema["properties"])
-    for name in arguments:
-        if name not in allowed:
-            raise unknown_parameter(name, allowed)
-
-
-def status_arguments(arguments: Mapping[str, Any]) -> None:
-    _check_known(arguments, status_input_schema())
 
 
 def error_result(error: ToolError) -> dict[str, Any]:
