@@ -17,6 +17,7 @@ import anyio
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config, Proxy
+from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.engines.registry import driver_for
@@ -168,6 +169,7 @@ class Rypsok:
                 counters.add("refused", tool, outcome)
                 raise
             finally:
+                forget_urls()  # the URLs this call split stay in no cache (REQ-LIFE-002)
                 counters.add("calls", tool, outcome.split(":")[0])
                 log.info("call", tool=tool, outcome=outcome, latency_ms=_ms(started))
 

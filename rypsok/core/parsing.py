@@ -35,6 +35,8 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
+from rypsok.core.disposal import forget_urls
+
 T = TypeVar("T")
 
 # Where the work stands; the transitions happen under one lock, from either side.
@@ -72,6 +74,7 @@ async def run_under_permit(
                 abandoned = state == _ABANDONED
                 state = _ENDED
             if abandoned:
+                forget_urls()  # its call has ended and cleared already: this thread is late
                 _hand_back(token, permits, borrower)
 
     await permits.acquire_on_behalf_of(borrower)
