@@ -28,12 +28,9 @@ from mcp.shared.message import SessionMessage
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
-from rypsok.protocol.server import build_server
+from rypsok.protocol.server import EXIT_RESERVE_S, build_server
 
 LINE_MAX = limits.default("LIM-O3")
-# Time kept back from shutdown_ms for aborting the calls still running and for leaving the
-# interpreter (about 0.2 s measured on a loaded two-core machine).
-EXIT_RESERVE_S = 0.3
 
 
 class _Pending:
