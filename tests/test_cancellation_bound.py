@@ -2,10 +2,10 @@
 within LIM-O2 (500 ms), timed where the work is, at the far end of the connection.
 
 A host cancels a call in flight: with notifications/cancelled on stdio, by closing the
-response stream over Streamable HTTP (2026-07-28), or by POSTing notifications/cancelled
-in a handshake session, whose revisions do not take a closed stream as a cancellation
-(docs/stability.md). The engine or the site that holds the call's
-request open then sees its connection end; it stamps that moment in its own thread, the
+response stream over Streamable HTTP (in a handshake session too, where the SDK alone
+would let the call run on), or by POSTing notifications/cancelled in a handshake session
+(where the SDK alone would answer the call with -32800; docs/stability.md). The engine or
+the site that holds the call's request open then sees its connection end; it stamps that moment in its own thread, the
 test stamps the moment just before it wrote the cancellation, and the difference is what
 is asserted. No answer may come for the cancelled call, no new request may start for it,
 and the next call is answered.
@@ -31,7 +31,7 @@ from typing import Any, cast
 import anyio
 import pytest
 
-from rypsok.core import limits
+from rypsok.core import limits, telemetry
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.protocol.stdio import serve_stdio
@@ -329,9 +329,12 @@ def _http_config(more: str) -> str:
     return text
 
 
-def _close_over_http(server: Served, far: Holder, data: bytes) -> float:
-    """POST a call, close the connection once its request is held, check what follows;
-    returns the seconds from the close to the end of the held connection."""
+def _close_over_http(
+    server: Served, far: Holder, data: bytes, after: tuple[dict[str, Any], dict[str, str]]
+) -> float:
+    """POST a call, close the connection once its request is held, check what follows
+    (`after`: the next call, body and headers); returns the seconds from the close to the
+    end of the held connection."""
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(data)
         assert far.arrived.wait(WAIT_S), "the call's request never reached the far end"
@@ -339,10 +342,35 @@ def _close_over_http(server: Served, far: Holder, data: bytes) -> float:
         closed_at = time.monotonic()
         sock.close()
     elapsed = far.closed_within(closed_at)
-    reply = post(server.port, tool_call("engine_status", request_id=2), modern_headers())
+    reply = post(server.port, *after)
     assert reply.status == 200 and sse_json(reply)["result"]["isError"] is False
     assert len(far.paths) == requests_before  # no request started after the close
     return elapsed
+
+
+def _modern_next() -> tuple[dict[str, Any], dict[str, str]]:
+    return tool_call("engine_status", request_id=2), modern_headers()
+
+
+def _session(server: Served) -> dict[str, str]:
+    """The headers of the requests within a new handshake session (2025-11-25)."""
+    opened = post(server.port, _initialize(), _legacy_headers())
+    assert opened.status == 200
+    session = opened.headers["mcp-session-id"]
+    return _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY})
+
+
+# The outcome the call event and the counters give a call its host cut short (the
+# facade's: neither an answer nor a refusal), the same in every revision.
+CANCELLED_OUTCOME = "error"
+
+
+def _search_outcomes(server: Served) -> list[Any]:
+    """The outcomes of the web_search calls, as logged; checked against the counters."""
+    logged = [e.get("outcome") for e in server.events("call") if e.get("tool") == "web_search"]
+    counted = telemetry.counters.snapshot().get("calls", {}).get("web_search", {})
+    assert counted == {o: logged.count(o) for o in logged}
+    return logged
 
 
 def test_req_mcp_007_http_closed_stream_closes_the_engine_connection_within_lim_o2(
@@ -355,26 +383,48 @@ def test_req_mcp_007_http_closed_stream_closes_the_engine_connection_within_lim_
         data = request_bytes(
             tool_call("web_search", {"query": "held"}), modern_headers(name="web_search")
         )
-        elapsed = _close_over_http(server, engine, data)
+        elapsed = _close_over_http(server, engine, data, _modern_next())
+        assert _search_outcomes(server) == [CANCELLED_OUTCOME]
     assert_within_lim_o2(elapsed)
 
 
-def test_req_mcp_007_http_handshake_cancelled_search_closes_the_engine_connection_within_lim_o2(
+def test_req_mcp_007_http_handshake_closed_stream_closes_the_engine_connection_within_lim_o2(
     tmp_path: Path,
 ) -> None:
-    # On the handshake revisions a closed stream is not a cancellation (that revision's
-    # rule, kept by the SDK; docs/stability.md): the host POSTs notifications/cancelled.
-    # The SDK then ends the call's stream with a -32800 error; that is not asserted here
-    # (docs/verification-ledger.md).
+    # The handshake revisions do not take a closed stream as a cancellation by
+    # themselves; rypsok does, for a call whose response stream ended unfinished.
     with (
         holder("/w/api.php", tls=False) as engine,
         served(tmp_path, _http_config(engine_at(engine))) as server,
     ):
-        opened = post(server.port, _initialize(), _legacy_headers())
-        assert opened.status == 200
-        headers = _legacy_headers(
-            **{"Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY}
-        )
+        headers = _session(server)
+        data = request_bytes(call(1, "web_search", {"query": "held"}, modern=False), headers)
+        after = (call(2, "engine_status", modern=False), headers)
+        elapsed = _close_over_http(server, engine, data, after)
+        assert _search_outcomes(server) == [CANCELLED_OUTCOME]
+    assert_within_lim_o2(elapsed)
+
+
+def _stream_messages(reply: Any) -> list[dict[str, Any]]:
+    """Every JSON-RPC message of an event stream."""
+    body = reply.body.decode()
+    return [
+        json.loads(line[5:])
+        for line in body.splitlines()
+        if line.startswith("data:") and line[5:].strip()
+    ]
+
+
+def test_req_mcp_007_http_handshake_cancelled_call_gets_no_further_message(
+    tmp_path: Path,
+) -> None:
+    # The host POSTs notifications/cancelled and keeps reading the call's stream: the
+    # stream ends with no message for the call (the SDK alone would write a -32800).
+    with (
+        holder("/w/api.php", tls=False) as engine,
+        served(tmp_path, _http_config(engine_at(engine))) as server,
+    ):
+        headers = _session(server)
         data = request_bytes(call(1, "web_search", {"query": "held"}, modern=False), headers)
         with socket.create_connection(("127.0.0.1", server.port)) as stream:
             stream.sendall(data)
@@ -386,9 +436,17 @@ def test_req_mcp_007_http_handshake_cancelled_search_closes_the_engine_connectio
                 other.sendall(notice)
                 elapsed = engine.closed_within(posted_at)
                 assert parse(read_all(other, WAIT_S)).status == 202
+            raw = read_all(stream, WAIT_S)
+        assert raw.endswith(b"\r\n0\r\n\r\n"), "the call's stream did not end"
+        reply = parse(raw)
+        assert reply.status == 200
+        assert reply.headers.get("content-type", "").startswith("text/event-stream")
+        # rypsok sends nothing on a call's stream but its answer: here, nothing at all.
+        assert _stream_messages(reply) == []
         answer = post(server.port, call(2, "engine_status", modern=False), headers)
         assert answer.status == 200 and sse_json(answer)["result"]["isError"] is False
         assert len(engine.paths) == requests_before
+        assert _search_outcomes(server) == [CANCELLED_OUTCOME]
     assert_within_lim_o2(elapsed)
 
 
@@ -402,6 +460,6 @@ def test_req_mcp_007_http_closed_stream_closes_the_page_connection_within_lim_o2
     ):
         url = page.base + "/page"
         data = request_bytes(tool_call("web_fetch", {"url": url}), modern_headers(name="web_fetch"))
-        elapsed = _close_over_http(server, page, data)
+        elapsed = _close_over_http(server, page, data, _modern_next())
         assert page.paths == ["/robots.txt", "/page"]
     assert_within_lim_o2(elapsed)

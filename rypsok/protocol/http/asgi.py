@@ -6,6 +6,10 @@ goes away and then says http.disconnect (that is how a closed response stream
 cancels a call); and a streamed http.response.body. What the contract needs
 on the way out: an unknown tool is 200, not the SDK's 400, on the stateless
 path; a 503 carries Retry-After: 30; the SDK's own refusals are counted.
+
+In a session of a handshake revision the SDK runs a call on after its response
+stream closed; hand_over_cancellation tells the session instead, as the host
+would have with notifications/cancelled.
 """
 
 from __future__ import annotations
@@ -101,6 +105,34 @@ def is_unknown_tool(body: bytes) -> bool:
         and error.get("code") == -32602
         and error.get("message") == "unknown tool"
     )
+
+
+async def hand_over_cancellation(app: ASGIApp, scope: Message, request_id: str | int) -> None:
+    """POST notifications/cancelled for `request_id` to `app`, with the head of `scope`
+    (the same session, caller and revision); what the SDK answers is for nobody."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": request_id, "reason": "response stream closed"},
+        }
+    ).encode()
+    headers = [
+        (k, v) for k, v in scope["headers"] if k not in (b"content-length", b"transfer-encoding")
+    ]
+    headers.append((b"content-length", b"%d" % len(body)))
+    pending: list[bytes] = [body]
+
+    async def receive() -> Message:
+        # A client that is gone once its body is read: nothing waits for the 202.
+        if pending:
+            return {"type": "http.request", "body": pending.pop(), "more_body": False}
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        pass
+
+    await app({**scope, "headers": headers}, receive, send)
 
 
 class Exchange:

@@ -12,7 +12,9 @@ alone bounds only a head that is still incomplete. The body is read whole
 (at most max_request_bytes, else 413) because the gate judges its JSON-RPC
 shape before the SDK sees it. A refusal closes the connection; an answer
 the client cannot read because it is still sending is avoided by half-closing
-and draining briefly before the close.
+and draining briefly before the close. A call of a handshake session whose
+response stream ends unfinished (the client left, the clock ran out) is
+cancelled, as the modern revision's is by the SDK itself.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from rypsok.protocol.http import gate, refusals
 from rypsok.protocol.http.asgi import (
     ASGIApp,
     Exchange,
+    Message,
     build_scope,
+    hand_over_cancellation,
     normalised_headers,
 )
 from rypsok.protocol.http.gate import Admitted, Answer, Policy
@@ -47,6 +51,8 @@ _HEAD_END = re.compile(rb"\r?\n\r?\n")
 RECEIVE_SIZE = 1 << 16
 DRAIN_S = 1.0
 DRAIN_BYTES = 1 << 20
+# A cancellation handed to a session later than this has missed REQ-MCP-007's bound.
+CANCEL_HANDOFF_S = limits.default("LIM-O2") / 1000
 _PEER_GONE = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 
@@ -266,6 +272,15 @@ class HttpConnection:
                     failed = True
                     log.error("http_handler_failed", error_type=type(exc).__name__)
             group.cancel_scope.cancel()
+        if (
+            message is not None
+            and admitted.has_session
+            and not admitted.modern
+            and "method" in message
+            and "id" in message
+            and not exchange.complete
+        ):
+            await self._cancel_unfinished(app, scope, message["id"])
         if clock.cancelled_caught:
             if not self._response_started:
                 return await self._refuse(refusals.REQUEST_TIMEOUT)
@@ -283,6 +298,16 @@ class HttpConnection:
                 )
             return False
         return self._h11.our_state is h11.DONE and self._h11.their_state is h11.DONE
+
+    async def _cancel_unfinished(self, app: ASGIApp, scope: Message, request_id: str | int) -> None:
+        """A request of a session whose response will never be complete is cancelled."""
+        with anyio.move_on_after(CANCEL_HANDOFF_S) as handoff:
+            try:
+                await hand_over_cancellation(app, scope, request_id)
+            except Exception as exc:
+                log.error("http_cancel_failed", error_type=type(exc).__name__)
+        if handoff.cancelled_caught:
+            log.warn("http_cancel_late", family=self._family)
 
     async def _watch_peer(self) -> None:
         """Turn the client's end of input into http.disconnect; keep what it pipelines."""

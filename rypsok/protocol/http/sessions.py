@@ -5,6 +5,9 @@ caller (rate limits are per caller), and a session id issued to one caller is
 then unknown to every other. The bound LIM-H6 holds across all of them: the
 pool counts live sessions at the moment the SDK admits one, so two handshakes
 racing past the gate's own check cannot both take the last slot.
+
+A cancelled call of a session gets no further message (REQ-MCP-007): the SDK would
+end its stream with a -32800 error, rypsok ends it with nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from mcp.server import Server
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import RequestId
 
 from rypsok.core import limits
 
@@ -63,4 +67,26 @@ class _BoundedManager(StreamableHTTPSessionManager):
         # so the pool-wide count cannot be raced on one event loop.
         if self._pool.full():
             return None
-        return super()._admit_session(requestor)
+        transport = super()._admit_session(requestor)
+        if transport is not None:
+            _end_unanswered_quietly(transport)
+        return transport
+
+
+def _end_unanswered_quietly(transport: StreamableHTTPServerTransport) -> None:
+    """Make the transport end a cancelled request's stream without a message.
+
+    The pinned SDK (mcp==2.3.0) calls the transport's private
+    `_terminate_unanswered_request(id)`, looked up on the instance, once a request
+    settled without an answer (it was cancelled); its own version writes a -32800
+    error on the request's stream, which the SDK's stream writer otherwise waits for.
+    tests/test_cancellation_bound.py fails if the SDK stops calling it or answers a
+    cancelled call some other way.
+    """
+
+    async def end_stream(request_id: RequestId) -> None:
+        # The SDK keys a request's streams by str(id). The stream ends with no event;
+        # whatever is still queued for the cancelled call goes with it.
+        transport.close_sse_stream(str(request_id))
+
+    transport._terminate_unanswered_request = end_stream  # type: ignore[method-assign]
