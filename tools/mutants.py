@@ -124,7 +124,12 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "sessions",
         ("rypsok/protocol/http/sessions.py", "rypsok/core/config/secrets.py"),
-        ("tests/test_http_listener.py", "tests/test_config_values.py"),
+        # the session transports' cancellation hook is held by the cancellation tests
+        (
+            "tests/test_http_listener.py",
+            "tests/test_config_values.py",
+            "tests/test_cancellation_bound.py",
+        ),
     ),
 )
 BY_NAME = {g.name: g for g in GROUPS}
