@@ -362,7 +362,7 @@ def _session(server: Served) -> dict[str, str]:
 
 # The outcome the call event and the counters give a call its host cut short (the
 # facade's: neither an answer nor a refusal), the same in every revision.
-CANCELLED_OUTCOME = "error"
+CANCELLED_OUTCOME = "cancelled"
 
 
 def _search_outcomes(server: Served) -> list[Any]:

@@ -168,6 +168,9 @@ class Rypsok:
                 outcome = _refusal(error)
                 counters.add("refused", tool, outcome)
                 raise
+            except anyio.get_cancelled_exc_class():
+                outcome = "cancelled"  # by the host: the call ends with no answer
+                raise
             finally:
                 forget_urls()  # the URLs this call split stay in no cache (REQ-LIFE-002)
                 counters.add("calls", tool, outcome.split(":")[0])
