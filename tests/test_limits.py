@@ -22,6 +22,7 @@ NOT_LIMITS = {
     ("boundary.py", 4096),  # a cache size
     ("validate.py", 4096),
     ("validate.py", 256),  # list lengths the parser accepts
+    ("charset.py", 256),  # the end of the byte range x-user-defined maps
     ("load.py", 65536),  # a read chunk
     ("urls.py", 256),
     ("urls.py", 200),  # IPv4 arithmetic; the contact's length
