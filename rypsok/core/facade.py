@@ -32,6 +32,7 @@ from rypsok.core.model import (
     ToolError,
     rate_limited,
     search_deadline,
+    status_deadline,
     unknown_parameter,
 )
 from rypsok.core.net.client import EngineClient, user_agent
@@ -181,28 +182,16 @@ class Rypsok:
     ) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13).
 
-        engine_status takes no parameter: any argument is refused here, inside the call,
-        so a refused call is timed, logged and counted like the other tools' refusals."""
-        with call_scope(caller):
-            started = time.monotonic()
-            try:
-                self._admit(caller, "engine_status")
-                for name in arguments or {}:
-                    self.rate.refund(caller, "engine_status")  # nothing was looked at
-                    raise unknown_parameter(name, ())
-            except ToolError as error:
-                counters.add("refused", "engine_status", _refusal(error))
-                counters.add("calls", "engine_status", error.kind)
-                log.info(
-                    "call", tool="engine_status", outcome=_refusal(error), latency_ms=_ms(started)
-                )
-                raise
-            counters.add("calls", "engine_status", "ok")
-            response = StatusResponse(self.health.reports())
-            log.info(
-                "call", tool="engine_status", outcome=response.outcome, latency_ms=_ms(started)
-            )
-            return response
+        engine_status takes no parameter: any argument is refused inside the call, so a
+        refused call is timed, logged and counted like the other tools' refusals."""
+
+        async def work() -> StatusResponse:
+            for name in arguments or {}:
+                raise unknown_parameter(name, ())
+            return StatusResponse(self.health.reports())
+
+        maximum = limits.default("LIM-S13")
+        return await self._call("engine_status", caller, work, maximum, status_deadline)
 
     def _admit(self, caller: str, tool: str) -> None:
         wait_ms = self.rate.try_acquire(caller, tool)

@@ -174,6 +174,13 @@ def search_deadline() -> ToolError:
     )
 
 
+def status_deadline() -> ToolError:
+    # Reading the engines' states takes microseconds; only a starved event loop gets here.
+    return ToolError(
+        "unavailable", "the engine states were not read in time; retry", {"reason": "deadline"}
+    )
+
+
 def _bounded(text: str) -> str:
     return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
 

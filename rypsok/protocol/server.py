@@ -27,6 +27,12 @@ from rypsok.protocol import tools
 # the process has exited within shutdown_ms, not just begun to.
 EXIT_RESERVE_S = 0.3
 
+
+def shutdown_grace_s(shutdown_ms: int) -> float:
+    """How long calls (and HTTP connections) still running at a stop may go on."""
+    return max(0.0, shutdown_ms / 1000 - EXIT_RESERVE_S)
+
+
 # Tools this build really serves; one is added here when its service lands.
 OFFERED: tuple[str, ...] = ("web_search", "web_fetch", "engine_status")
 

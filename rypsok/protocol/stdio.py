@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
-from rypsok.protocol.server import EXIT_RESERVE_S, build_server
+from rypsok.protocol.server import build_server, shutdown_grace_s
 
 LINE_MAX = limits.default("LIM-O3")
 
@@ -111,9 +111,7 @@ async def serve_stdio(
     install_signals: bool = True,
 ) -> None:
     server = build_server(core)
-    # The calls in flight get shutdown_ms less what aborting them and leaving the process
-    # take, so that the process is gone within shutdown_ms (LIM-O1), not just past it.
-    grace_s = max(0.0, core.config.service.shutdown_ms / 1000 - EXIT_RESERVE_S)
+    grace_s = shutdown_grace_s(core.config.service.shutdown_ms)
     pending = _Pending()
     stop_reading = anyio.Event()
     source = stdin if stdin is not None else sys.stdin.fileno()

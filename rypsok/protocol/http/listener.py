@@ -26,7 +26,7 @@ from rypsok.protocol.http.connection import Context, HttpConnection
 from rypsok.protocol.http.gate import Policy
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
-from rypsok.protocol.server import EXIT_RESERVE_S, build_server
+from rypsok.protocol.server import build_server, shutdown_grace_s
 
 ACCEPT_RETRY_S = 0.1
 ACCEPT_LOG_EVERY_S = 10.0
@@ -47,7 +47,7 @@ class HttpListener:
     def __init__(self, core: Rypsok, *, install_signals: bool = True) -> None:
         self._core = core
         self._settings = core.config.service.http
-        self._shutdown_s = max(0.0, core.config.service.shutdown_ms / 1000 - EXIT_RESERVE_S)
+        self._shutdown_s = shutdown_grace_s(core.config.service.shutdown_ms)
         self._install_signals = install_signals
         auth = Authenticator(self._settings.callers)
         self._pool = SessionPool(self._settings.max_sessions)
