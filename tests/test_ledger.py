@@ -1,9 +1,11 @@
 """The requirement gate: every T requirement of a delivered milestone has a test
 named after it (REQ-TEST-001, the requirement coverage step of REQ-TEST-012).
 
-tools/ledger.py does the reading; this module runs its gate on the real book
-and the real tests, and checks on small made-up books and test folders that
-the gate can fail and fails for the right reasons.
+tools/ledger.py does the reading; this module runs its gate on the committed
+list of the book's requirements (fixtures/requirements.tsv) and the real tests,
+and checks on small made-up books, lists and test folders that the gate can
+fail and fails for the right reasons, and that the list is refreshed from a
+book given explicitly. Nothing here reads anything outside the repository.
 """
 
 from __future__ import annotations
@@ -29,13 +31,6 @@ def _load_ledger() -> ModuleType:
 
 
 ledger = _load_ledger()
-
-
-def _book() -> Path:
-    try:
-        return ledger.find_book()
-    except ledger.LedgerError as exc:
-        pytest.fail(f"{exc}; the requirement gate needs the book")
 
 
 BOOK = """\
@@ -78,7 +73,9 @@ def _fake(
     )
     waiver_path = tmp_path / "waivers.toml"
     waiver_path.write_text(waivers, encoding="utf-8")
-    return book_path, folder, waiver_path
+    list_path = tmp_path / "requirements.tsv"
+    ledger.refresh(book_path, list_path)
+    return list_path, folder, waiver_path
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -95,7 +92,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_req_test_001_every_t_requirement_of_a_delivered_milestone_has_a_test() -> None:
-    rows = ledger.load(_book())
+    rows = ledger.load()
     gaps = ledger.missing(rows)
     assert not gaps, (
         "T requirements of delivered milestones without a test named after them: "
@@ -105,16 +102,21 @@ def test_req_test_001_every_t_requirement_of_a_delivered_milestone_has_a_test() 
     assert len(rows) >= 150 and sum(r.required for r in rows) >= 140
 
 
-def test_req_test_001_every_heading_of_the_book_is_read() -> None:
-    text = _book().read_text(encoding="utf-8")
-    requirements = ledger.read_requirements(text)  # raises on a heading it cannot read
+def test_req_test_001_the_committed_list_is_the_book_s_headings_as_generated() -> None:
+    text = ledger.REQUIREMENTS.read_text(encoding="utf-8")
+    requirements = ledger.read_list(text)  # raises on a line it cannot read
     by_id = {r.id: r for r in requirements}
     assert by_id["REQ-PAGE-006"] == ledger.Requirement(
         "REQ-PAGE-006", "Malformed content", "M3", "T"
     )
     assert by_id["REQ-SEC-023"].method == "D" and by_id["REQ-ARCH-004"].milestone == "All"
-    starts = [line for line in text.splitlines() if line.startswith("REQ-") and " — " in line]
-    assert len(requirements) == len(starts)
+    assert len(requirements) >= 200
+    # Generated, not edited: the list is exactly what --refresh writes for its rows, and
+    # it says where it comes from and how to refresh it.
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    digest = header[3].split("sha256 ")[1].split(")")[0]
+    assert text == ledger.render_list(requirements, "rypsok-book.txt", digest)
+    assert len(digest) == 64 and "--refresh --book" in "\n".join(header)
 
 
 # -- the gate can fail, and for the right reasons -------------------------------------------
@@ -136,7 +138,9 @@ def test_req_test_001_gate_names_the_t_requirement_without_a_test(tmp_path: Path
         "test_things.py::TestThings::test_req_bbb_002_and_req_bbb_001_in_one_name"
     ]
 
-    proc = _run("--missing", "--book", str(book), "--tests", str(tests), "--waivers", str(waivers))
+    proc = _run(
+        "--missing", "--requirements", str(book), "--tests", str(tests), "--waivers", str(waivers)
+    )
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[0].startswith("REQ-AAA-002")
     assert "uncovered 1" in proc.stdout
@@ -144,7 +148,7 @@ def test_req_test_001_gate_names_the_t_requirement_without_a_test(tmp_path: Path
     (tests / "test_more.py").write_text(
         "async def test_req_aaa_002_now():\n    pass\n", encoding="utf-8"
     )
-    proc = _run("--book", str(book), "--tests", str(tests), "--waivers", str(waivers))
+    proc = _run("--requirements", str(book), "--tests", str(tests), "--waivers", str(waivers))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "uncovered 0" in proc.stdout
 
@@ -209,3 +213,68 @@ def test_ledger_prints_the_table_for_humans() -> None:
     lines = proc.stdout.splitlines()
     assert any(line.startswith("REQ-PAGE-006   M3  covered") for line in lines)
     assert lines[-1].startswith("T requirements: ")
+
+
+# -- the list is refreshed from a book given explicitly, and read back as written ----------
+
+
+def test_req_test_001_refresh_writes_the_list_from_the_book_given(tmp_path: Path) -> None:
+    book = tmp_path / "a-book.txt"
+    book.write_text(BOOK, encoding="utf-8")
+    target = tmp_path / "requirements.tsv"
+    proc = _run("--refresh", "--book", str(book), "--requirements", str(target))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 requirements written" in proc.stdout
+    text = target.read_text(encoding="utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if not line.startswith("#")]
+    assert rows == [
+        ["id", "milestone", "method", "title"],
+        ["REQ-AAA-001", "M1", "T", "First thing"],
+        ["REQ-AAA-002", "M1", "T", "Second thing"],
+        ["REQ-AAA-003", "M1", "I", "Inspected thing"],
+        ["REQ-BBB-001", "M8", "T", "Later thing"],
+        ["REQ-BBB-002", "All", "T", "Always thing"],
+    ]
+    assert "(a-book.txt, sha256 " in text and "--refresh --book" in text
+    assert ledger.read_list(text) == ledger.read_requirements(BOOK)
+    # The list and the book it came from give the same ledger.
+    folder, waivers = tmp_path / "tests", tmp_path / "waivers.toml"
+    folder.mkdir()
+    (folder / "test_x.py").write_text(TESTS, encoding="utf-8")
+    waivers.write_text("", encoding="utf-8")
+    from_list = ledger.load(target, folder, waivers)
+    from_book = ledger.load(tmp_path / "absent.tsv", folder, waivers, book=book)
+    assert [(r.requirement, r.status) for r in from_list] == [
+        (r.requirement, r.status) for r in from_book
+    ]
+    # A book that drifted does not overwrite the list.
+    book.write_text(BOOK + "REQ-AAA-009 Drifted — M1 T\n", encoding="utf-8")
+    proc = _run("--refresh", "--book", str(book), "--requirements", str(target))
+    assert proc.returncode == 1 and "looks like a requirement heading" in proc.stderr
+    assert target.read_text(encoding="utf-8") == text
+
+
+def test_req_test_001_refresh_needs_a_book_named_explicitly(tmp_path: Path) -> None:
+    target = tmp_path / "requirements.tsv"
+    proc = _run("--refresh", "--requirements", str(target))
+    assert proc.returncode == 2 and "--refresh needs --book" in proc.stderr
+    assert not target.exists()
+    source = (REPO / "tools" / "ledger.py").read_text(encoding="utf-8")
+    assert "shared" not in source and "/work" not in source
+
+
+def test_req_test_001_a_list_it_cannot_read_stops_the_gate() -> None:
+    good = "# a comment\nid\tmilestone\tmethod\ttitle\nREQ-AAA-001\tM1\tT\tFirst\n"
+    assert ledger.read_list(good) == [ledger.Requirement("REQ-AAA-001", "First", "M1", "T")]
+    for text, complaint in [
+        ("REQ-AAA-001\tM1\tT\tFirst\n", "line 1: expected the column names"),
+        (good + "REQ-AAA-002\tM1\tT\n", "line 4: expected four columns"),
+        (good + "REQ-AAA-002\tM10\tT\tX\n", "line 4: not an id"),
+        (good + "REQ-AAA-2\tM1\tT\tX\n", "line 4: not an id"),
+        (good + "REQ-AAA-002\tM1\tTT\tX\n", "line 4: not an id"),
+        (good + "REQ-AAA-002\tM1\tT\t \n", "line 4: not an id"),
+        (good + "REQ-AAA-001\tM2\tT\tAgain\n", "REQ-AAA-001 is listed twice"),
+        ("# only a comment\nid\tmilestone\tmethod\ttitle\n", "holds no requirement"),
+    ]:
+        with pytest.raises(ledger.LedgerError, match=complaint):
+            ledger.read_list(text)

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The requirement ledger: every requirement the book verifies by test (T), and its tests.
 
-  python tools/ledger.py              the table, one T requirement a line, and the counts
-  python tools/ledger.py --missing    only the required ones without a test; exit 1 if any
-  python tools/ledger.py --book PATH  read another copy of the book
+  python tools/ledger.py                          the table, one T requirement a line, and counts
+  python tools/ledger.py --missing                only the required ones without a test; exit 1
+  python tools/ledger.py --refresh --book PATH    rewrite fixtures/requirements.tsv from a book
 
-A requirement heading of the book reads "REQ-PAGE-006 Malformed content — M3 · T":
-id, title, milestone, verification method. A test verifies a requirement by
-carrying its id in its name, in lower case with underscores
+The book's requirements are read from fixtures/requirements.tsv, a committed
+list of the book's requirement headings (id, milestone, verification method,
+short title), so the gate needs nothing beside the repository. The list is
+generated, never edited: --refresh reads a copy of the book given explicitly
+with --book and rewrites it. A requirement heading of the book reads
+"REQ-PAGE-006 Malformed content \u2014 M3 \u00b7 T". A test verifies a requirement
+by carrying its id in its name, in lower case with underscores
 (test_req_page_006_...; one name may carry several ids). The tests are the
 test functions pytest collects from tests/ (test_*.py files; functions and
 methods of Test classes whose names start with test), read from the source
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
+import hashlib
 import re
 import sys
 import tomllib
@@ -35,11 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 WAIVERS = ROOT / "tools" / "ledger-waivers.toml"
-# The book lives in shared/ beside the clone (as the IANA data of test_egress do).
-BOOK_CANDIDATES = (
-    ROOT.parent / "shared" / "spec" / "rypsok-book.txt",
-    Path("/work/shared/spec/rypsok-book.txt"),
-)
+REQUIREMENTS = ROOT / "fixtures" / "requirements.tsv"
+LIST_COLUMNS = ("id", "milestone", "method", "title")
 
 HEADING = re.compile(r"^(REQ-[A-Z]+-\d{3}) (.+?) \u2014 (M\d|All) \u00b7 ([A-Z])$")
 # Looser than HEADING: any line that starts like a heading, so a heading whose
@@ -93,20 +94,6 @@ class Waivers:
     waived: Mapping[str, str]  # requirement id -> why
 
 
-def find_book(explicit: Path | None = None) -> Path:
-    candidates = [explicit] if explicit else []
-    if os.environ.get("RYPSOK_BOOK"):
-        candidates.append(Path(os.environ["RYPSOK_BOOK"]))
-    candidates += BOOK_CANDIDATES
-    for path in candidates:
-        if path is not None and path.is_file():
-            return path
-    raise LedgerError(
-        "the book (shared/spec/rypsok-book.txt) was not found beside the "
-        "repository; give --book or RYPSOK_BOOK"
-    )
-
-
 def read_requirements(text: str) -> list[Requirement]:
     """Every requirement heading of the book, in book order; LedgerError on a malformed one."""
     found: list[Requirement] = []
@@ -128,6 +115,69 @@ def read_requirements(text: str) -> list[Requirement]:
     if not found:
         raise LedgerError("no requirement heading found: is this the book?")
     return found
+
+
+def render_list(requirements: Sequence[Requirement], book_name: str, digest: str) -> str:
+    """fixtures/requirements.tsv's text: a header saying where it comes from, then one
+    requirement a line, in book order."""
+    lines = [
+        "# The book's requirement headings, one a line: id, milestone, verification method",
+        "# and short title, tab-separated, in the book's order. Read by tools/ledger.py and its",
+        "# gate (tests/test_ledger.py).",
+        f"# Generated from the book ({book_name}, sha256 {digest}); do not edit by hand.",
+        "# Refresh from a copy of the book:",
+        "#   .venv/bin/python tools/ledger.py --refresh --book PATH/TO/rypsok-book.txt",
+        "\t".join(LIST_COLUMNS),
+    ]
+    lines += ["\t".join((r.id, r.milestone, r.method, r.title)) for r in requirements]
+    return "\n".join(lines) + "\n"
+
+
+ROW_ID = re.compile(r"REQ-[A-Z]+-\d{3}")
+ROW_MILESTONE = re.compile(r"M\d|All")
+ROW_METHOD = re.compile(r"[A-Z]")
+
+
+def read_list(text: str) -> list[Requirement]:
+    """The committed list (render_list's form); LedgerError names the first bad line."""
+    found: list[Requirement] = []
+    seen: set[str] = set()
+    header = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if not header:
+            if tuple(fields) != LIST_COLUMNS:
+                raise LedgerError(f"requirements list, line {number}: expected the column names")
+            header = True
+            continue
+        if len(fields) != len(LIST_COLUMNS):
+            raise LedgerError(f"requirements list, line {number}: expected four columns")
+        req = Requirement(fields[0], fields[3], fields[1], fields[2])
+        if not (
+            ROW_ID.fullmatch(req.id)
+            and ROW_MILESTONE.fullmatch(req.milestone)
+            and ROW_METHOD.fullmatch(req.method)
+            and req.title.strip()
+        ):
+            raise LedgerError(f"requirements list, line {number}: not an id, milestone, method")
+        if req.id in seen:
+            raise LedgerError(f"requirements list, line {number}: {req.id} is listed twice")
+        seen.add(req.id)
+        found.append(req)
+    if not found:
+        raise LedgerError("the requirements list holds no requirement")
+    return found
+
+
+def refresh(book: Path, target: Path = REQUIREMENTS) -> list[Requirement]:
+    """Rewrite the committed list from a copy of the book; the requirements written."""
+    raw = book.read_bytes()
+    requirements = read_requirements(raw.decode("utf-8"))
+    text = render_list(requirements, book.name, hashlib.sha256(raw).hexdigest())
+    target.write_text(text, encoding="utf-8", newline="\n")
+    return requirements
 
 
 def ids_in(name: str) -> set[str]:
@@ -219,8 +269,18 @@ def missing(rows: Iterable[Row]) -> list[Row]:
     return [row for row in rows if row.status == "MISSING"]
 
 
-def load(book: Path | None = None, tests: Path = TESTS, waivers: Path = WAIVERS) -> list[Row]:
-    requirements = read_requirements(find_book(book).read_text(encoding="utf-8"))
+def load(
+    requirements_list: Path = REQUIREMENTS,
+    tests: Path = TESTS,
+    waivers: Path = WAIVERS,
+    *,
+    book: Path | None = None,
+) -> list[Row]:
+    """The ledger's rows: the requirements from the committed list, or from a book."""
+    if book is not None:
+        requirements = read_requirements(book.read_text(encoding="utf-8"))
+    else:
+        requirements = read_list(requirements_list.read_text(encoding="utf-8"))
     return build(
         requirements,
         collect_tests(tests),
@@ -259,12 +319,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="list only the required T requirements that have no test",
     )
-    parser.add_argument("--book", type=Path, help="the book's text (default: shared/spec/)")
+    parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help="rewrite fixtures/requirements.tsv from the book given with --book",
+    )
+    parser.add_argument(
+        "--book",
+        type=Path,
+        help="a copy of the book's text: with --refresh, the source of the list; "
+        "without, read instead of the list",
+    )
+    parser.add_argument("--requirements", type=Path, default=REQUIREMENTS, help=argparse.SUPPRESS)
     parser.add_argument("--tests", type=Path, default=TESTS, help=argparse.SUPPRESS)
     parser.add_argument("--waivers", type=Path, default=WAIVERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.refresh and args.book is None:
+        parser.error("--refresh needs --book PATH, a copy of the book")
     try:
-        rows = load(args.book, args.tests, args.waivers)
+        if args.refresh:
+            written = refresh(args.book, args.requirements)
+            print(f"ledger: {len(written)} requirements written to {args.requirements}")
+            return 0
+        rows = load(args.requirements, args.tests, args.waivers, book=args.book)
     except (LedgerError, OSError) as exc:
         print(f"ledger: {exc}", file=sys.stderr)
         return 1
