@@ -2,12 +2,15 @@
 
 Run from the repository root with the dev interpreter:
 
-    /tmp/venv/bin/python bench/extraction.py [--limit N] [--only NAME ...] [--worst K]
+    .venv/bin/python bench/extraction.py --data DIR [--limit N] [--only NAME ...] [--worst K]
 
-The shared benchmark (``../shared/bench/extraction``, else
-``/work/shared/bench/extraction``) brings the pages, the expected texts and the
-scorer (``score.py``). All extractors read exactly the same decoded pages, one
-after another in this process, and are scored by the scorer's own ``aeb``
+DIR (or the environment variable RYPSOK_EXTRACTION_BENCH) is the extraction
+benchmark: the folder ``bench/extraction/`` of the workplace's shared
+material, not part of this repository. It brings the pages (scrapinghub-aeb,
+trafilatura-dev, wcxb-dev), the expected texts and the scorer (``score.py``).
+
+All extractors read exactly the same decoded pages, one after another in this
+process, and are scored by the scorer's own ``aeb``
 metric (``\\w+`` tokens, 4-token shingles, precision and recall averaged over
 pages, F1 of the two means). rypsok's Markdown is turned into plain text
 first (link targets, list markers and Markdown punctuation removed) so that
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 import time
@@ -37,9 +41,11 @@ sys.path.insert(0, str(REPO))
 from rypsok.core.fetch.html.extract import extract  # noqa: E402
 from rypsok.core.fetch.html.tree import ParsedDocument, parse_html  # noqa: E402
 
-CANDIDATES = (
-    REPO.parent / "shared" / "bench" / "extraction",
-    Path("/work/shared/bench/extraction"),
+DATA_ENV = "RYPSOK_EXTRACTION_BENCH"
+WHERE = (
+    "give the extraction benchmark's folder with --data DIR or {env}: the folder "
+    "bench/extraction/ of the workplace's shared material (score.py, scrapinghub-aeb, "
+    "trafilatura-dev, wcxb-dev); it is not part of this repository"
 )
 DATASET = "scrapinghub-aeb"
 BASE_URL = "https://example.org/"
@@ -80,10 +86,27 @@ def reference_table(folder: Path) -> str:
     return "\n".join([*lines, "", *published])
 
 
+def data_folder(given: str | None, env: dict[str, str]) -> Path:
+    """The benchmark folder from --data or the environment; one line and exit 2 without."""
+    raw = given or env.get(DATA_ENV)
+    if not raw:
+        print(f"extraction: {WHERE.format(env=DATA_ENV)}", file=sys.stderr)
+        raise SystemExit(2)
+    folder = Path(raw)
+    if not (folder / "score.py").is_file() or not (folder / DATASET).is_dir():
+        print(
+            f"extraction: {folder} has no score.py and {DATASET}/; " + WHERE.format(env=DATA_ENV),
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    return folder
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    ap.add_argument("--data", metavar="DIR", help=f"the benchmark folder (default: ${DATA_ENV})")
     ap.add_argument("--limit", type=int, default=0, help="only the first N pages")
     ap.add_argument(
         "--only",
@@ -94,9 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--worst", type=int, default=0, help="list rypsok's K worst pages")
     args = ap.parse_args(argv)
 
-    folder = next((c for c in CANDIDATES if (c / "score.py").is_file()), None)
-    if folder is None:
-        raise SystemExit("benchmark folder not found: " + ", ".join(map(str, CANDIDATES)))
+    folder = data_folder(args.data, dict(os.environ))
     scorer = load_scorer(folder)
     ds = scorer.load_dataset(folder / DATASET)
     if args.limit:

@@ -3,7 +3,7 @@ SDK server under uvicorn beside it, and a flood of idle connections.
 
 Run from the repository root with the dev interpreter:
 
-    /tmp/venv/bin/python bench/http_load.py [--seconds N] [--quick] [--only SECTION]
+    .venv/bin/python bench/http_load.py [--seconds N] [--quick] [--only SECTION]
 
 Section 1 starts `python -m rypsok serve --transport http` and, as the reference, a bare
 low-level SDK Server with one tool served by uvicorn (Server.streamable_http_app()), both

@@ -3,7 +3,7 @@ the cold start and the idle memory.
 
 Run from the repository root with the dev interpreter:
 
-    /tmp/venv/bin/python bench/search.py [--searches N] [--quick] [--only SECTION] [--profile]
+    .venv/bin/python bench/search.py [--searches N] [--quick] [--only SECTION] [--profile]
 
 It prints one table per section, the book's reference figures beside the
 measured ones. It never asserts a timing: the figures are for a reader.
