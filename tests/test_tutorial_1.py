@@ -30,7 +30,7 @@ def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) ->
     assert run.code == 0
     assert len(run.out.splitlines()) == 2
     got = answers(run.out)
-    assert got[1]["result"]["supportedVersions"] == ["2026-07-28"]
+    assert got[1]["result"]["supportedVersions"][0] == "2026-07-28"
     result = got[2]["result"]
     assert result["isError"] is False
     answer = result["structuredContent"]

@@ -189,7 +189,7 @@ def test_req_mcp_002_pyz_serves_mcp_on_stdio_with_plain_python(
     )
     assert proc.returncode == 0, proc.stderr
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
-    assert answers[1]["result"]["supportedVersions"] == ["2026-07-28"]
+    assert answers[1]["result"]["supportedVersions"][0] == "2026-07-28"
     assert answers[2]["result"]["structuredContent"]["outcome"] == "ok"
 
 

@@ -15,6 +15,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from rypsok import __version__
 from rypsok.core.facade import LOCAL_CALLER, Rypsok
@@ -73,8 +74,22 @@ def _result(core: Rypsok, obj: dict[str, Any], *, is_error: bool = False) -> typ
     return types.CallToolResult(content=text, is_error=is_error)
 
 
-def build_server(core: Rypsok, caller: str = LOCAL_CALLER) -> Server[Any]:
+def served_revisions(legacy_revisions: bool) -> list[str]:
+    """What server/discover lists: the stateless revision, then (when they are served)
+    the handshake-based ones, newest first."""
+    modern = sorted(MODERN_PROTOCOL_VERSIONS, reverse=True)
+    if not legacy_revisions:
+        return modern
+    return [*modern, *sorted(HANDSHAKE_PROTOCOL_VERSIONS, reverse=True)]
+
+
+def build_server(
+    core: Rypsok, caller: str = LOCAL_CALLER, *, legacy_revisions: bool = True
+) -> Server[Any]:
+    """legacy_revisions: whether this transport also serves the handshake-based
+    revisions (stdio always does; HTTP per [service.http] legacy_revisions)."""
     served = {d.name for d in tools.definitions(core.config, OFFERED)}
+    revisions = served_revisions(legacy_revisions)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -105,10 +120,24 @@ def build_server(core: Rypsok, caller: str = LOCAL_CALLER) -> Server[Any]:
             raise MCPError(code=INTERNAL_ERROR, message="internal error") from None
         raise MCPError(code=INVALID_PARAMS, message="unknown tool")  # pragma: no cover
 
-    return Server(
+    server: Server[Any] = Server(
         "rypsok",
         version=__version__,
         instructions=tools.INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+    async def discover(
+        ctx: ServerRequestContext[Any], params: types.RequestParams | None
+    ) -> types.DiscoverResult:
+        # The SDK's own handler lists 2026-07-28 alone, even while the handshake-based
+        # revisions are served beside it.
+        return types.DiscoverResult(
+            supported_versions=list(revisions),
+            capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=server.instructions,
+        )
+
+    server.add_request_handler("server/discover", types.RequestParams, discover)
+    return server

@@ -54,7 +54,8 @@ class HttpListener:
         for caller in auth.caller_ids:
             # One Server per caller: its tools call the facade as that caller, so
             # the rate limits are the caller's own (REQ-SEC-019).
-            self._pool.add(caller, build_server(core, caller), self._settings.max_request_bytes)
+            server = build_server(core, caller, legacy_revisions=self._settings.legacy_revisions)
+            self._pool.add(caller, server, self._settings.max_request_bytes)
         self._policy = Policy(
             auth=auth,
             allowed_hosts=tuple(h.lower() for h in self._settings.allowed_hosts),
