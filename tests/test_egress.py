@@ -1,7 +1,8 @@
 """The egress policy (REQ-SEC-005 to -009, REQ-TEST-005): the production policy, no network.
 
-The IANA special-purpose registries are read from the shared test data, not
-from the code's table, so a block the table forgets fails here (NET-4).
+The IANA special-purpose registries are read from fixtures/iana (copies, with their
+provenance in its README), not from the code's table, so a block the table forgets fails
+here (NET-4), and so does one it refuses that the registries mark globally reachable.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from rypsok.core.net.egress import (
     builtin_blocks,
     ends_in_number,
     parse_ipv4,
+    reachable_blocks,
     refused_builtin,
     refused_name,
 )
 from rypsok.core.net.rules import parse_rule
 
-REPO = Path(__file__).resolve().parents[1]
-DATA_CANDIDATES = (REPO.parent / "shared" / "data", Path("/work/shared/data"))
+IANA = Path(__file__).resolve().parents[1] / "fixtures" / "iana"
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -63,36 +64,22 @@ def _allowed(address: Address, policy: EgressPolicy = POLICY) -> bool:
 
 
 def _registry(name: str) -> list[dict[str, str]]:
-    for directory in DATA_CANDIDATES:
-        path = directory / name
-        if path.is_file():
-            with path.open(encoding="utf-8", newline="") as handle:
-                return list(csv.DictReader(handle))
-    pytest.fail(f"the IANA registry copy {name} is missing; REQ-TEST-005 needs it")
+    path = IANA / name
+    if not path.is_file():
+        pytest.fail(f"the IANA registry copy fixtures/iana/{name} is missing (REQ-TEST-005)")
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
-# Rows whose "Globally Reachable" is not plainly False: each decided here, by hand.
-# A row of a newer registry that is not listed fails the test until someone decides.
-REACHABLE_DECISIONS: dict[str, bool] = {  # True: refused anyway; False: admitted
-    # IPv4
-    "192.0.0.9/32": True,  # PCP anycast: inside 192.0.0.0/24, refused whole (a protocol service)
-    "192.0.0.10/32": True,  # TURN anycast: likewise
-    "192.31.196.0/24": False,  # AS112: global unicast, nothing internal about it
-    "192.52.193.0/24": False,  # AMT relays: global unicast
-    "192.88.99.0/24": True,  # deprecated 6to4 relay anycast (blank column): refused
-    "192.175.48.0/24": False,  # AS112 direct delegation: global unicast
-    # IPv6
+# Rows whose "Globally Reachable" is neither True nor False (blank, N/A): each decided
+# here, by hand; and the one True row the book overrides. Every other row is judged as
+# the registry says. A row of a newer registry with neither True nor False that is not
+# listed fails the test until someone decides.
+DECISIONS: dict[str, bool] = {  # True: refused; False: admitted
+    "192.88.99.0/24": True,  # deprecated 6to4 relay anycast (blank column)
     "64:ff9b::/96": True,  # NAT64: REQ-SEC-006 refuses NAT64 ranges although IANA says True
     "2001::/32": True,  # Teredo (N/A): refused wholesale, it hides the IPv4 it tunnels to
-    "2001:1::1/128": True,  # inside 2001::/23, refused whole: anycast protocol services
-    "2001:1::2/128": True,
-    "2001:1::3/128": True,
-    "2001:3::/32": True,  # AMT, inside 2001::/23
-    "2001:4:112::/48": True,  # AS112-v6, inside 2001::/23
     "2001:10::/28": True,  # deprecated ORCHID (blank column)
-    "2001:20::/28": True,  # ORCHIDv2: identifiers, not locators
-    "2001:30::/28": True,  # DETs: identifiers
-    "2620:4f:8000::/48": False,  # AS112 direct delegation: global unicast
     # 2002::/16 (6to4, N/A) is judged by the IPv4 address it embeds: see its own test.
     "2002::/16": True,  # its first and last addresses embed 0.0.0.0 and 255.255.255.255
 }
@@ -102,38 +89,115 @@ def _ends(network: Network) -> tuple[Address, Address]:
     return network.network_address, network.broadcast_address
 
 
+def _most_specific_first(rows: list[dict[str, str]]) -> list[tuple[Network, dict[str, str]]]:
+    """The registry's rows, the longest prefix first: the first row holding an address
+    is the one that speaks for it."""
+    parsed = [(ipaddress.ip_network(row["address_block"]), row) for row in rows]
+    return sorted(parsed, key=lambda item: -item[0].prefixlen)
+
+
+def _registry_refuses(address: Address, rows: list[tuple[Network, dict[str, str]]]) -> bool:
+    """What the registry (with DECISIONS) says of an address: its most specific row decides."""
+    for network, row in rows:
+        if address in network:
+            if row["address_block"] in DECISIONS:
+                return DECISIONS[row["address_block"]]
+            reachable = row["globally_reachable_normalized"]
+            assert reachable in ("true", "false"), f"decide {row['address_block']} in DECISIONS"
+            return reachable == "false"
+    raise AssertionError(f"{address} is in no row")
+
+
 @pytest.mark.parametrize(
     "registry", ["iana-ipv4-special-registry.csv", "iana-ipv6-special-registry.csv"]
 )
-def test_req_sec_006_every_special_purpose_block_is_refused(registry: str) -> None:
-    rows = _registry(registry)
+def test_req_sec_006_req_test_005_every_special_purpose_block_is_judged_by_its_most_specific_row(
+    registry: str,
+) -> None:
+    rows = _most_specific_first(_registry(registry))
     assert len(rows) > 15
-    undecided = []
-    for row in rows:
-        network = ipaddress.ip_network(row["address_block"])
-        reachable = row["globally_reachable_normalized"]
-        if reachable == "false":
-            refuse = True
-        elif row["address_block"] in REACHABLE_DECISIONS:
-            refuse = REACHABLE_DECISIONS[row["address_block"]]
-        else:
-            undecided.append(row["address_block"])
-            continue
+    checked = 0
+    for network, row in rows:
         for address in _ends(network):
-            if refuse:
+            if _registry_refuses(address, rows):
                 assert _refused(address), (row["name"], address)
             else:
                 assert _allowed(address), (row["name"], address)
-    assert undecided == []
+            checked += 1
+    assert checked == 2 * len(rows)
+
+
+# Issue 14: the registries mark these globally reachable inside a block they do not.
+NESTED_REACHABLE = (
+    "192.0.0.9",
+    "192.0.0.10",
+    "2001:1::1",
+    "2001:1::2",
+    "2001:1::3",
+    "2001:3::",
+    "2001:3:ffff:ffff:ffff:ffff:ffff:ffff",
+    "2001:4:112::",
+    "2001:4:112:ffff:ffff:ffff:ffff:ffff",
+    "2001:20::1",
+    "2001:2f:ffff:ffff:ffff:ffff:ffff:ffff",
+    "2001:30::",
+    "2001:3f:ffff:ffff:ffff:ffff:ffff:ffff",
+)
+# Their neighbours, still in the wider refused block.
+NESTED_NEIGHBOURS = (
+    "192.0.0.8",
+    "192.0.0.11",
+    "2001:1::",
+    "2001:1::4",
+    "2001:2:ffff::",
+    "2001:4::",
+    "2001:4:111:ffff::",
+    "2001:4:113::",
+    "2001:1f:ffff::",
+    "2001:40::",
+)
+
+
+def test_req_sec_006_a_reachable_row_inside_a_refused_block_is_judged_by_its_own_row() -> None:
+    for text in NESTED_REACHABLE:
+        address = ipaddress.ip_address(text)
+        assert refused_builtin(address) is None, text
+        assert _allowed(address), text
+        if address.version == 4:
+            assert _allowed(ipaddress.IPv6Address(f"::ffff:{address}")), text
+    for text in NESTED_NEIGHBOURS:
+        address = ipaddress.ip_address(text)
+        assert refused_builtin(address) == "IETF protocol assignments", text
+        assert _refused(address), text
+
+
+def test_req_sec_006_the_reachable_rows_of_the_table_are_the_registries_rows() -> None:
+    # Each reachable row of the table is a row the registries mark True, and lies inside a
+    # block the table refuses: no other carve-out widens what is admitted.
+    marked = {
+        ipaddress.ip_network(row["address_block"])
+        for name in ("iana-ipv4-special-registry.csv", "iana-ipv6-special-registry.csv")
+        for row in _registry(name)
+        if row["globally_reachable_normalized"] == "true"
+    }
+    carved = reachable_blocks()
+    assert carved and set(carved) <= marked
+    for network in carved:
+        assert any(
+            network.version == block.version and network.subnet_of(block)  # type: ignore[arg-type]
+            for block, _ in builtin_blocks()
+        ), network
 
 
 def test_req_sec_006_every_ipv4_block_is_refused_as_ipv4_mapped_too() -> None:
-    for row in _registry("iana-ipv4-special-registry.csv"):
-        if row["globally_reachable_normalized"] != "false":
-            continue
-        for address in _ends(ipaddress.IPv4Network(row["address_block"])):
+    rows = _most_specific_first(_registry("iana-ipv4-special-registry.csv"))
+    for network, _row in rows:
+        for address in _ends(network):
             mapped = ipaddress.IPv6Address(f"::ffff:{address}")
-            assert _refused(mapped), mapped
+            if _registry_refuses(address, rows):
+                assert _refused(mapped), mapped
+            else:
+                assert _allowed(mapped), mapped
 
 
 REFUSED_SAMPLES = [
@@ -278,15 +342,11 @@ def test_req_sec_006_public_addresses_are_allowed() -> None:
 
 def test_req_sec_006_the_table_is_not_pythons_is_global() -> None:
     # Blocks where ipaddress.is_global (3.11) is wrong or silent; the table decides.
-    for text in (
-        "192.0.0.9",
-        "192.0.0.10",
-        "64:ff9b::1",
-        "2001:20::1",
-        "fec0::1",
-        "100.100.100.200",
-    ):
+    for text in ("64:ff9b::1", "fec0::1", "100.100.100.200", "192.0.0.8"):
         assert refused_builtin(ipaddress.ip_address(text)) is not None, text
+    # 3.11 calls these not global; the registries mark them globally reachable.
+    for text in ("192.0.0.9", "192.0.0.10", "2001:20::1", "2001:3::1"):
+        assert refused_builtin(ipaddress.ip_address(text)) is None, text
 
 
 def test_req_sec_006_every_block_of_the_table_has_a_name() -> None:
@@ -613,7 +673,11 @@ def test_req_sec_006_random_public_addresses_are_allowed(address: Address) -> No
     assert _allowed(address)
 
 
-@given(st.sampled_from([n for n, _ in builtin_blocks()]).flatmap(_inside))
+@given(
+    st.sampled_from([n for n, _ in builtin_blocks()])
+    .flatmap(_inside)
+    .filter(lambda a: not any(a in n for n in reachable_blocks()))
+)
 def test_req_sec_006_any_address_in_a_refused_block_is_refused(address: Address) -> None:
     assert refused_builtin(address) is not None
     assert _refused(address)

@@ -5,7 +5,8 @@ decimal, octal and hexadecimal parts, the short forms of one to three parts, a t
 dot, percent-encoded or full-width characters; IPv6 compressed, exploded, upper-case or
 with a dotted tail; and the IPv6 forms that carry an IPv4 address (mapped, compatible,
 NAT64, 6to4, Teredo). The refused addresses come from the IANA special-purpose registries
-in the shared test data, read here and not from the code's table.
+(the copies in fixtures/iana), read here and not from the code's table; an address the
+registries mark globally reachable by a more specific row is not one of them.
 
 Each notation goes the whole way a caller's URL goes: the fetch intake reads it, then the
 policy judges the host before resolution and the address at connect time; the same URL as
@@ -36,18 +37,16 @@ IPv4 = ipaddress.IPv4Address
 IPv6 = ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-REPO = Path(__file__).resolve().parents[1]
-DATA_CANDIDATES = (REPO.parent / "shared" / "data", Path("/work/shared/data"))
+IANA = Path(__file__).resolve().parents[1] / "fixtures" / "iana"
 BUILTIN = EgressPolicy(allow=(), deny=(), ports=DEFAULT_FETCH_PORTS)
 
 
 def _registry(name: str) -> list[dict[str, str]]:
-    for directory in DATA_CANDIDATES:
-        path = directory / name
-        if path.is_file():
-            with path.open(encoding="utf-8", newline="") as handle:
-                return list(csv.DictReader(handle))
-    pytest.fail(f"the IANA registry copy {name} is missing; REQ-SEC-023 needs it")
+    path = IANA / name
+    if not path.is_file():
+        pytest.fail(f"the IANA registry copy fixtures/iana/{name} is missing (REQ-SEC-023)")
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def _refused_blocks(name: str) -> list[Network]:
@@ -63,6 +62,22 @@ def _refused_blocks(name: str) -> list[Network]:
 
 V4_BLOCKS = _refused_blocks("iana-ipv4-special-registry.csv")
 V6_BLOCKS = _refused_blocks("iana-ipv6-special-registry.csv")
+# Rows marked globally reachable: inside a refused block (192.0.0.9 in 192.0.0.0/24), the
+# most specific row decides and the address is admitted, so it is no refused sample.
+REACHABLE = [
+    ipaddress.ip_network(row["address_block"])
+    for name in ("iana-ipv4-special-registry.csv", "iana-ipv6-special-registry.csv")
+    for row in _registry(name)
+    if row["globally_reachable_normalized"] == "true"
+    and row["address_block"] != "64:ff9b::/96"  # NAT64: refused by REQ-SEC-006 all the same
+]
+
+
+def _not_reachable(value: int, version: int) -> bool:
+    address = IPv4(value) if version == 4 else IPv6(value)
+    return not any(address in n for n in REACHABLE if n.version == version)
+
+
 # Multicast and the cloud metadata addresses are not in the special-purpose registries.
 EXTRA_V4 = [n for n, _ in builtin_blocks() if n.version == 4 and n not in V4_BLOCKS]
 
@@ -175,10 +190,16 @@ def notations_of_ipv4(draw: st.DrawFn, value: int) -> str:
 def refused_urls(draw: st.DrawFn) -> str:
     """A URL whose host is an address from a refused block, in some notation."""
     if draw(st.booleans()):
-        value = draw(st.sampled_from(V4_BLOCKS + EXTRA_V4).flatmap(_inside))
+        value = draw(
+            st.sampled_from(V4_BLOCKS + EXTRA_V4)
+            .flatmap(_inside)
+            .filter(lambda v: _not_reachable(v, 4))
+        )
         host = draw(notations_of_ipv4(value))
     else:
-        address = IPv6(draw(st.sampled_from(V6_BLOCKS).flatmap(_inside)))
+        address = IPv6(
+            draw(st.sampled_from(V6_BLOCKS).flatmap(_inside).filter(lambda v: _not_reachable(v, 6)))
+        )
         host = f"[{_ipv6_text(address, draw(_V6_STYLES))}]"
     scheme, port = draw(
         st.sampled_from([("https", ""), ("http", ""), ("https", ":443"), ("HTTP", ":80")])

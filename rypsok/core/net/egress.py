@@ -71,11 +71,13 @@ class Verdict:
 
 # -- the built-in refusal table ------------------------------------------------------------
 #
-# Order matters only for the name reported: a narrower block is listed before
-# the wider one that contains it.
+# The most specific row decides, as in the IANA registries: an address is judged by the
+# smallest block that holds it (the rows are sorted so below), so a block the registries
+# mark globally reachable inside a wider one they do not is admitted, and a narrower
+# refused block (a metadata address) names itself in the log.
 
 _V4_TABLE: Final[tuple[tuple[str, str], ...]] = (
-    # Cloud metadata and host services first, so that the log names them.
+    # Cloud metadata and host services: single addresses, so their own row names them.
     ("169.254.169.254/32", "cloud metadata (AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle)"),
     ("169.254.170.2/32", "cloud metadata (AWS ECS task credentials)"),
     ("169.254.0.23/32", "cloud metadata (Tencent Cloud)"),
@@ -90,8 +92,6 @@ _V4_TABLE: Final[tuple[tuple[str, str], ...]] = (
     ("127.0.0.0/8", "loopback"),
     ("169.254.0.0/16", "link-local"),
     ("172.16.0.0/12", "private-use"),
-    # The whole /24, its two globally reachable anycast entries (PCP, TURN)
-    # included: protocol services, never a web site.
     ("192.0.0.0/24", "IETF protocol assignments"),
     ("192.0.2.0/24", "documentation (TEST-NET-1)"),
     ("192.88.99.0/24", "deprecated 6to4 relay anycast"),
@@ -114,9 +114,7 @@ _V6_TABLE: Final[tuple[tuple[str, str], ...]] = (
     ("64:ff9b:1::/48", "NAT64 local-use prefix"),
     ("100::/64", "discard-only"),
     ("100:0:0:1::/64", "dummy prefix"),
-    # The whole /23: Teredo (2001::/32) wholesale, since it tunnels to an
-    # IPv4 address it hides, and the anycast, AMT, AS112, ORCHID and DET
-    # entries, which are protocol services or identifiers, never web sites.
+    # Teredo wholesale (the registry says N/A): it tunnels to an IPv4 address it hides.
     ("2001::/32", "Teredo"),
     ("2001:2::/48", "benchmarking"),
     ("2001::/23", "IETF protocol assignments"),
@@ -129,6 +127,40 @@ _V6_TABLE: Final[tuple[tuple[str, str], ...]] = (
     ("ff00::/8", "multicast"),
 )
 
+# Rows the registries mark globally reachable inside a block of the table above: each is
+# judged by its own row and admitted. (NAT64's 64:ff9b::/96 is marked reachable too, but
+# REQ-SEC-006 refuses NAT64 by name, so it stays in the table.)
+_V4_REACHABLE: Final[tuple[str, ...]] = (
+    "192.0.0.9/32",  # Port Control Protocol anycast
+    "192.0.0.10/32",  # TURN anycast
+)
+_V6_REACHABLE: Final[tuple[str, ...]] = (
+    "2001:1::1/128",  # Port Control Protocol anycast
+    "2001:1::2/128",  # TURN anycast
+    "2001:1::3/128",  # DNS-SD Service Registration Protocol anycast
+    "2001:3::/32",  # AMT
+    "2001:4:112::/48",  # AS112-v6
+    "2001:20::/28",  # ORCHIDv2
+    "2001:30::/28",  # Drone Remote ID Protocol Entity Tags
+)
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _most_specific_first(
+    refused: tuple[tuple[str, str], ...], reachable: tuple[str, ...]
+) -> tuple[tuple[Network, str | None], ...]:
+    """The rows longest prefix first (a stable sort keeps the written order among equals);
+    a reachable row carries None for its name."""
+    rows: list[tuple[Network, str | None]] = [
+        (ipaddress.ip_network(n), name) for n, name in refused
+    ]
+    rows += [(ipaddress.ip_network(n), None) for n in reachable]
+    return tuple(sorted(rows, key=lambda row: -row[0].prefixlen))
+
+
+_V4_ROWS: Final = _most_specific_first(_V4_TABLE, _V4_REACHABLE)
+_V6_ROWS: Final = _most_specific_first(_V6_TABLE, _V6_REACHABLE)
 _V4_BLOCKS: Final = tuple((ipaddress.IPv4Network(n), name) for n, name in _V4_TABLE)
 _V6_BLOCKS: Final = tuple((ipaddress.IPv6Network(n), name) for n, name in _V6_TABLE)
 # Only 2000::/3 is allocated as global unicast; anything outside it (that the
@@ -137,9 +169,14 @@ _V6_GLOBAL_UNICAST: Final = ipaddress.IPv6Network("2000::/3")
 _SIX_TO_FOUR: Final = ipaddress.IPv6Network("2002::/16")
 
 
-def builtin_blocks() -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...]:
-    """The built-in table, IPv4 then IPv6, each network with its name."""
+def builtin_blocks() -> tuple[tuple[Network, str], ...]:
+    """The built-in table's refused blocks, IPv4 then IPv6, each network with its name."""
     return (*_V4_BLOCKS, *_V6_BLOCKS)
+
+
+def reachable_blocks() -> tuple[Network, ...]:
+    """The globally reachable blocks the table admits inside its refused ones."""
+    return tuple(ipaddress.ip_network(n) for n in (*_V4_REACHABLE, *_V6_REACHABLE))
 
 
 # Single addresses of cloud metadata and host services: a name rule never admits them.
@@ -151,18 +188,19 @@ _METADATA: Final[frozenset[Address]] = frozenset(
 def refused_builtin(address: Address) -> str | None:
     """The name of the built-in block refusing *address*, or None for global unicast.
 
-    IPv4-mapped addresses are judged as the IPv4 address they carry; a 6to4
-    address is refused when the IPv4 address it embeds is.
+    The most specific row that holds the address decides. IPv4-mapped addresses are judged
+    as the IPv4 address they carry; a 6to4 address is refused when the IPv4 address it
+    embeds is.
     """
     if isinstance(address, IPv4Address):
-        for network, name in _V4_BLOCKS:
+        for network, name in _V4_ROWS:
             if address in network:
                 return name
         return None
     mapped = address.ipv4_mapped
     if mapped is not None:
         return refused_builtin(mapped)
-    for network6, name in _V6_BLOCKS:
+    for network6, name in _V6_ROWS:
         if address in network6:
             return name
     if address in _SIX_TO_FOUR:
