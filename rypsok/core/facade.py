@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from rypsok.core import limits
+from rypsok.core import limits, privacy
 from rypsok.core.config.settings import Config, Proxy
 from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
@@ -47,6 +47,8 @@ LOCAL_CALLER = "local"
 R = TypeVar("R")
 # Refusals that come before any outbound request do not use the tool's budget.
 _REFUNDED = frozenset({"invalid_request", "denied"})
+# What [logging] log_queries adds to the call event, per tool.
+_LOGGED_ARGUMENT: Mapping[str, str] = {"web_search": "query", "web_fetch": "url"}
 
 
 class Rypsok:
@@ -125,7 +127,9 @@ class Rypsok:
             return response
 
         maximum = self.config.search.deadline_ms + limits.default("LIM-S7")
-        return await self._call("web_search", caller, work, maximum, search_deadline)
+        return await self._call(
+            "web_search", caller, work, maximum, search_deadline, arguments=arguments
+        )
 
     async def fetch(
         self, arguments: Mapping[str, Any], caller: str = LOCAL_CALLER
@@ -136,7 +140,9 @@ class Rypsok:
             return await self.fetches.fetch(fetch_request(self.config, arguments))
 
         maximum = self.config.fetch.deadline_ms + limits.default("LIM-F5")
-        return await self._call("web_fetch", caller, work, maximum, fetch_deadline)
+        return await self._call(
+            "web_fetch", caller, work, maximum, fetch_deadline, arguments=arguments
+        )
 
     async def _call(
         self,
@@ -145,6 +151,8 @@ class Rypsok:
         work: Callable[[], Awaitable[R]],
         maximum_ms: int,
         late: Callable[[], ToolError],
+        *,
+        arguments: Mapping[str, Any] | None = None,
     ) -> R:
         """One tool call: its scope, its rate limit, its maximum duration, one outcome,
         the call event and the counters. A refusal before any outbound request (invalid or
@@ -175,7 +183,7 @@ class Rypsok:
             finally:
                 forget_urls()  # the URLs this call split stay in no cache (REQ-LIFE-002)
                 counters.add("calls", tool, outcome.split(":")[0])
-                log.info("call", tool=tool, outcome=outcome, latency_ms=_ms(started))
+                self._log_call(tool, outcome, _ms(started), arguments)
 
     async def status(
         self, caller: str = LOCAL_CALLER, arguments: Mapping[str, Any] | None = None
@@ -192,6 +200,34 @@ class Rypsok:
 
         maximum = limits.default("LIM-S13")
         return await self._call("engine_status", caller, work, maximum, status_deadline)
+
+    def _log_call(
+        self, tool: str, outcome: str, latency_ms: int, arguments: Mapping[str, Any] | None
+    ) -> None:
+        """The call event. With [logging] log_queries on and the level at debug, it is
+        written at debug and carries the query (web_search) or the URL (web_fetch), so a
+        reader that keeps only info and above never sees it (LIM-P3, REQ-PRIV-004)."""
+        name = _LOGGED_ARGUMENT.get(tool)
+        if (
+            self.config.logging.log_queries
+            and log.enabled("debug")
+            and name is not None
+            and arguments is not None
+        ):
+            # The longest the argument may be (LIM-S1 as configured, LIM-F9), so that a
+            # refused, hostile argument cannot make a line of megabytes.
+            bound = (
+                self.config.search.query_max_chars if name == "query" else limits.default("LIM-F9")
+            )
+            value = arguments.get(name)
+            said: dict[str, str] = {}
+            if isinstance(value, str):
+                # A credential in it stays out even of a debug log (THR-16); masked
+                # before the cut so a secret across the bound is still found.
+                said[name] = privacy.mask(value)[0][:bound]
+            log.debug("call", tool=tool, outcome=outcome, latency_ms=latency_ms, **said)
+            return
+        log.info("call", tool=tool, outcome=outcome, latency_ms=latency_ms)
 
     def _admit(self, caller: str, tool: str) -> None:
         wait_ms = self.rate.try_acquire(caller, tool)
