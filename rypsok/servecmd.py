@@ -14,10 +14,16 @@ TRUST_STORE_FAILED = "the HTTP client could not be built"
 SWITCH_INTERVAL_S = 0.001  # the interpreter lock's switch interval while serving
 
 
-def prepare(cli_path: str | None, env: Mapping[str, str]) -> tuple[Config, ssl.SSLContext] | None:
-    """The configuration, with start-up events logged; None when serve must stop."""
+def prepare(
+    cli_path: str | None, env: Mapping[str, str], transport: str = "http"
+) -> tuple[Config, ssl.SSLContext] | None:
+    """The configuration, with start-up events logged; None when serve must stop.
+
+    Over stdio there is one caller, the process at the other end of the pipe: the HTTP
+    callers' tokens are not read, so a file shared with network mode starts without them.
+    """
     try:
-        config = load(cli_path, env)
+        config = load(cli_path, env, read_tokens=transport == "http")
     except ConfigError as exc:
         for problem in exc.problems:
             log.error("config_invalid", message=problem.render())
@@ -43,7 +49,7 @@ def prepare(cli_path: str | None, env: Mapping[str, str]) -> tuple[Config, ssl.S
 
 
 def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> int:
-    prepared = prepare(cli_path, env)
+    prepared = prepare(cli_path, env, transport)
     if prepared is None:
         return 1
     config, tls = prepared

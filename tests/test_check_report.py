@@ -11,8 +11,8 @@ from tests.conftest import EXAMPLES, check, clean_env
 
 DEFAULT_LINES = [
     "rypsok: tool rate limits per minute: web_search=60 web_fetch=30 engine_status=30",
-    "rypsok: tool call maxima in ms: web_search=2800 web_fetch=11000; engine_status answers "
-    "from memory",
+    "rypsok: tool call maxima in ms: web_search=2800 web_fetch=11000; engine_status reads "
+    "memory only",
     "rypsok: engine brave: type=brave enabled=true categories=general,news preference=100 "
     "endpoint=web api_key_env=BRAVE_API_KEY inactive: environment variable BRAVE_API_KEY is "
     "unset or empty",
@@ -77,7 +77,7 @@ def test_check_service_http_line_says_http2_is_not_served() -> None:
 def test_check_fetch_line_at_the_defaults() -> None:
     assert (
         "rypsok: fetch: ports=80,443 max_bytes=5242880 max_chars=3000 (ceiling 20000) "
-        "deadline_ms=10000 connect_timeout_ms=3000 max_redirects=5 robots_txt=true "
+        "deadline_ms=10000 max_redirects=5 robots_txt=true "
         "follow_cross_host_redirects=false"
     ) in check(None).lines
 
@@ -98,7 +98,7 @@ def test_check_call_maxima_follow_the_deadlines(write_config) -> None:
     )
     assert (
         "rypsok: tool call maxima in ms: web_search=4300 web_fetch=21000; engine_status "
-        "answers from memory"
+        "reads memory only"
     ) in check(path).lines
 
 

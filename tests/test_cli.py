@@ -7,7 +7,8 @@ import json
 import pytest
 
 from rypsok import __version__
-from tests.conftest import clean_env, cli
+from tests.conftest import EXAMPLES, clean_env, cli
+from tests.mcp_lines import HANDSHAKE, answers, lines, request
 
 
 def test_req_ops_001_version_prints_to_stdout_and_exits_0() -> None:
@@ -49,7 +50,7 @@ def test_req_cfg_005_serve_refuses_an_invalid_configuration_with_exit_1(write_co
     assert run.code == 1 and run.out == ""
     events = [json.loads(line) for line in run.err.splitlines()]
     assert events[0]["event"] == "config_invalid" and events[0]["level"] == "error"
-    assert events[0]["message"] == "search: an unknown key or table (line 3, column 5)"
+    assert events[0]["message"] == "search.x: an unknown key (line 3, column 1)"
     assert "secret" not in run.err
 
 
@@ -89,3 +90,64 @@ def test_req_err_001_serve_shortens_the_interpreter_switch_interval(
     finally:
         sys.setswitchinterval(before)
     assert seen == [servecmd.SWITCH_INTERVAL_S] and seen[0] < before
+
+
+# -- serve over stdio reads no caller token ("What rypsok check says"; Deployment) ------------
+
+
+def _shared_with_network_mode(write_config, tmp_path) -> str:  # type: ignore[no-untyped-def]
+    # Tutorial 4's file, as a deployment shares it between its two modes; the token file
+    # it names does not exist here, and the token variable is not set.
+    text = (EXAMPLES / "tutorial-4.toml").read_text(encoding="utf-8")
+    text = text.replace("/run/secrets/rypsok-ops", str(tmp_path / "absent-token"))
+    assert 'token_env = "RYPSOK_TOKEN_MIMLYS"' in text
+    return str(write_config(text))
+
+
+def test_req_ops_001_serve_stdio_starts_without_the_http_callers_tokens(
+    write_config, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    path = _shared_with_network_mode(write_config, tmp_path)
+    env = clean_env()
+    assert "RYPSOK_TOKEN_MIMLYS" not in env
+    run = cli(
+        "serve",
+        "--transport",
+        "stdio",
+        "--config",
+        path,
+        env=env,
+        stdin=lines(*HANDSHAKE, request(1, "tools/list", modern=False)),
+    )
+    assert run.code == 0, run.err
+    got = answers(run.out)
+    assert got[0]["result"]["serverInfo"]["name"] == "rypsok"
+    assert [t["name"] for t in got[1]["result"]["tools"]] == [
+        "web_search",
+        "web_fetch",
+        "engine_status",
+    ]
+    events = [json.loads(line) for line in run.err.splitlines()]
+    assert not [e for e in events if e["level"] == "error"], events
+
+
+def test_req_ops_001_check_and_serve_http_still_refuse_the_unset_caller_token(
+    write_config, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    path = _shared_with_network_mode(write_config, tmp_path)
+    checked = cli("check", "--config", path)
+    assert checked.code == 1
+    assert (
+        "rypsok: error: service.http.auth.callers[0].token_env: environment variable "
+        "RYPSOK_TOKEN_MIMLYS is unset or empty (line 13, column 13)"
+    ) in checked.lines
+    assert any(
+        x.startswith("rypsok: error: service.http.auth.callers[1].token_file: the file named by ")
+        for x in checked.lines
+    )
+    served = cli("serve", "--transport", "http", "--config", path)
+    assert served.code == 1 and served.out == ""
+    events = [json.loads(line) for line in served.err.splitlines()]
+    assert [e["message"] for e in events if e["event"] == "config_invalid"] == [
+        x.removeprefix("rypsok: error: ") for x in checked.lines[1:]
+    ]

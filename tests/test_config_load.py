@@ -83,7 +83,7 @@ def test_duplicate_table_is_named_with_its_place(write_config) -> None:
 def test_duplicate_key_is_named_with_its_place(write_config) -> None:
     text = "config_version = 1\n[search]\nmax_results = 3\nmax_results = 4\n"
     assert problems_of(write_config(text)) == [
-        "search.max_results: defined more than once (line 4, column 15)"
+        "search.max_results: defined more than once (line 4, column 1)"
     ]
 
 

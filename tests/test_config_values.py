@@ -97,18 +97,27 @@ def test_unknown_word_is_not_repeated(write_config) -> None:
 
 def test_req_cfg_005_unknown_key_is_refused_with_a_suggestion(write_config) -> None:
     assert problems(write_config, "[search]\nmax_result = 3\n") == [
-        "search.max_result: unknown key; did you mean max_results? (line 3, column 14)"
+        "search.max_result: an unknown key; did you mean max_results? (line 3, column 1)"
     ]
 
 
-def test_req_cfg_005_unknown_key_far_from_any_is_not_echoed(write_config) -> None:
+def test_req_cfg_005_unknown_key_far_from_any_is_named_without_a_suggestion(write_config) -> None:
     found = problems(write_config, "[search]\nghp_abcdefghij0123456789 = 3\n")
-    assert found == ["search: an unknown key or table (line 3, column 28)"]
+    assert found == ["search.ghp_abcdefghij0123456789: an unknown key (line 3, column 1)"]
+
+
+def test_req_cfg_005_unknown_key_that_is_a_credential_is_not_echoed(write_config) -> None:
+    token = "ghp_" + "a1B2" * 9  # the shape of a GitHub token
+    found = problems(write_config, f"[search]\n{token} = 3\n")
+    assert found == [
+        "search: an unknown key (its name is not shown: it looks like a credential) "
+        "(line 3, column 1)"
+    ]
 
 
 def test_req_cfg_005_unknown_table_is_refused(write_config) -> None:
     assert problems(write_config, "[serach]\nmax_results = 3\n") == [
-        "serach: unknown table; did you mean search? (line 2, column 2)"
+        "serach: an unknown table; did you mean search? (line 2, column 2)"
     ]
 
 
@@ -175,7 +184,7 @@ def test_scraping_driver_needs_the_switch_in_the_books_words(write_config) -> No
     ) == [
         'engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs only with '
         "[scraping] enabled = true, at the operator's risk under the provider's terms. "
-        "(line 3, column 8)"
+        "(line 2, column 10)"
     ]
     config = loaded(
         write_config,
@@ -185,12 +194,14 @@ def test_scraping_driver_needs_the_switch_in_the_books_words(write_config) -> No
     assert config.engines[0].active
 
 
-def test_engine_identifier_grammar_is_enforced_without_echo(write_config) -> None:
+def test_req_cfg_005_engine_identifier_grammar_is_enforced_naming_the_identifier(
+    write_config,
+) -> None:
     found = problems(
         write_config, '[engines.Bad-Id]\ntype = "wikipedia"\ncategories = ["general"]\n'
     )
     assert found == [
-        "engines: an engine identifier must be lowercase letters, digits and "
+        "engines.Bad-Id: an engine identifier must be lowercase letters, digits and "
         "underscores, starting with a letter (line 2, column 10)"
     ]
 
@@ -218,14 +229,14 @@ def test_endpoint_is_brave_only_and_base_url_wikipedia_only(write_config) -> Non
         '[engines.w]\ntype = "wikipedia"\ncategories = ["general"]\nendpoint = "news"\n',
     )
     assert found == [
-        "engines.w.endpoint: the wikipedia driver takes no endpoint (line 5, column 12)"
+        "engines.w.endpoint: the wikipedia driver takes no endpoint (line 5, column 1)"
     ]
     found = problems(
         write_config,
         '[engines.b]\ntype = "brave"\ncategories = ["general"]\n'
         'api_key_env = "K"\nbase_url = "https://x.example/w"\n',
     )
-    assert found == ["engines.b.base_url: the brave driver takes no base_url (line 6, column 12)"]
+    assert found == ["engines.b.base_url: the brave driver takes no base_url (line 6, column 1)"]
 
 
 @pytest.mark.parametrize(
@@ -265,7 +276,7 @@ def test_req_cfg_004_inline_api_key_is_refused(write_config) -> None:
         'api_key = "BSAsecretsecretsecret"\n',
     )
     assert found == [
-        "engines.b.api_key: give the secret by api_key_env or api_key_file (line 5, column 11)"
+        "engines.b.api_key: give the secret by api_key_env or api_key_file (line 5, column 1)"
     ]
     assert "BSAsecret" not in found[0]
 
@@ -324,7 +335,7 @@ def test_inline_token_is_refused(write_config) -> None:
     found = problems(write_config, CALLER + 'token = "x"\ntoken_env = "T"\n', {"T": "t" * 40})
     assert found == [
         "service.http.auth.callers[0].token: give the token by token_env or "
-        "token_file (line 4, column 9)"
+        "token_file (line 4, column 1)"
     ]
 
 
@@ -338,8 +349,8 @@ def test_token_unset_unreadable_or_short_are_errors(write_config, tmp_path: Path
         "(line 4, column 14)"
     ]
     assert problems(write_config, CALLER + 'token_env = "TOK"\n', {"TOK": "short"}) == [
-        "service.http.auth.callers[0]: the token is shorter than 32 bytes; generate one with "
-        "openssl rand -base64 32 (line 2, column 21)"
+        "service.http.auth.callers[0].token_env: the token is shorter than 32 bytes; generate "
+        "one with openssl rand -base64 32 (line 4, column 13)"
     ]
 
 

@@ -105,5 +105,5 @@ def test_tutorial_5_without_the_switch_is_refused_with_one_sentence(tmp_path: Pa
     assert [x for x in run.lines if "error" in x] == [
         'rypsok: error: engines.ddg: type "duckduckgo" scrapes a human-facing interface; it runs '
         "only with [scraping] enabled = true, at the operator's risk under the provider's terms. "
-        "(line 15, column 8)"
+        "(line 14, column 10)"
     ]

@@ -3,8 +3,8 @@ test_config_fuzz.py.
 
 There the keys are the schema's own; here a key may be anything TOML can quote: a newline,
 a terminal escape, a bidirectional override. A file that parses as TOML gets problems that
-each name a key, and a key is shown only in a plain spelling, never as the file wrote a
-strange one; nothing raises but ConfigError.
+each name a key, and a strange key is shown only quoted with escapes (printable ASCII), never
+as the file wrote it; nothing raises but ConfigError.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ documents = st.dictionaries(
     st.one_of(st.sampled_from([*TABLES, "engines"]), KEYS), nested, max_size=4
 )
 
-# How a message may write a key: plain names and indices, dot-separated; or "top level".
-_SHOWN_KEY = re.compile(r"(?:[A-Za-z0-9_-]+|\[\d+\])(?:\.[A-Za-z0-9_-]+|\[\d+\])*")
+# How a message may write a key: plain names, quoted names whose every character outside
+# printable ASCII is an escape, and indices, dot-separated.
+_NAME = r'(?:[A-Za-z0-9_-]+|"(?:[ !#-\[\]-~]|\\["\\]|\\u[0-9A-F]{4}|\\U[0-9A-F]{8})*")'
+_SHOWN_KEY = re.compile(rf"{_NAME}(?:\.{_NAME}|\[\d+\])*")
 
 
 def _value(value: Any) -> str:
@@ -77,6 +79,7 @@ def test_req_cfg_005_every_problem_names_a_key_and_repeats_no_odd_text(
     except ConfigError as error:
         assert error.problems
         for problem in error.problems:
-            assert problem.key == "top level" or _SHOWN_KEY.fullmatch(problem.key), problem
+            # A problem without a key is one of a top-level key whose name cannot be shown.
+            assert problem.key == "" or _SHOWN_KEY.fullmatch(problem.key), problem
             rendered = problem.render()
             assert rendered.isprintable() and MARK not in rendered, rendered

@@ -7,6 +7,7 @@ file above LIM-X1 is refused before it is parsed.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import stat
@@ -16,7 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from rypsok.core import limits
-from rypsok.core.config.positions import Positions, render, scan
+from rypsok.core.config.positions import (
+    Path,
+    Positions,
+    hidden_reason,
+    render,
+    scan,
+    shown_prefix,
+)
 from rypsok.core.config.problems import ConfigError, Problem
 from rypsok.core.config.settings import Config
 from rypsok.core.config.validate import validate
@@ -42,6 +50,8 @@ _SYNTAX = (
     ("Illegal character", "a character not allowed here"),
     ("Expected", "unexpected text"),
 )
+# tomllib names the table in these: "Cannot declare ('a', 'b') twice (at line 3, column 5)".
+_NAMED = re.compile(r"^Cannot (?:declare|mutate immutable namespace) (\(.*\))")
 _DUPLICATE = (
     "Cannot declare",
     "Cannot overwrite",
@@ -125,13 +135,30 @@ def parse(text: str) -> tuple[dict[str, Any], Positions]:
 def _syntax_problem(message: str, text: str) -> Problem:
     if message.startswith(_DUPLICATE):
         duplicate = scan(text).duplicate
-        if duplicate is not None and _safe_path(duplicate[0]):
-            return Problem(render(duplicate[0]), "defined more than once", duplicate[1])
+        if duplicate is not None:
+            return _defined_twice(duplicate[0], duplicate[1])
+        named = _NAMED.search(message)
+        path = _tuple_path(named.group(1)) if named else None
+        if path:
+            # The scanner lost its way; tomllib still names the table, at its own place.
+            return _defined_twice(path, _place(message, text))
         return Problem(
             "", "TOML syntax error: a table or key defined more than once", _place(message, text)
         )
     words = next((ours for theirs, ours in _SYNTAX if message.startswith(theirs)), "invalid TOML")
     return Problem("", f"TOML syntax error: {words}", _place(message, text))
+
+
+def _defined_twice(path: Path, where: tuple[int, int] | None) -> Problem:
+    shown_path, hidden = shown_prefix(path)
+    if hidden is None:
+        return Problem(render(path), "defined more than once", where)
+    not_shown = f"(its name is not shown: {hidden_reason(hidden)})"
+    if shown_path:
+        return Problem(
+            render(shown_path), f"a key or table defined more than once {not_shown}", where
+        )
+    return Problem("", f"a key or table defined more than once at the top level {not_shown}", where)
 
 
 def _place(message: str, text: str) -> tuple[int, int] | None:
@@ -144,19 +171,27 @@ def _place(message: str, text: str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
-def _safe_path(path: tuple[str | int, ...]) -> bool:
-    # A key path is shown only when every part is a plain identifier.
-    return all(isinstance(p, int) or re.fullmatch(r"[a-z][a-z0-9_]{0,63}", p) for p in path)
+def _tuple_path(text: str) -> Path | None:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+        return value
+    return None
 
 
 def _single(key: str, message: str) -> ConfigError:
     return ConfigError([Problem(key, message)])
 
 
-def load(cli_path: str | None, env: Mapping[str, str]) -> Config:
-    """The validated configuration, or ConfigError with every problem."""
+def load(cli_path: str | None, env: Mapping[str, str], *, read_tokens: bool = True) -> Config:
+    """The validated configuration, or ConfigError with every problem.
+
+    *read_tokens* False (serve over stdio) leaves the HTTP callers' tokens unread.
+    """
     source = locate(cli_path, env)
     if source.path is None:
-        return validate({}, Positions(), source.description, env)
+        return validate({}, Positions(), source.description, env, read_tokens=read_tokens)
     document, positions = parse(read_text(source))
-    return validate(document, positions, source.description, env)
+    return validate(document, positions, source.description, env, read_tokens=read_tokens)

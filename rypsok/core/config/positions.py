@@ -2,14 +2,19 @@
 
 tomllib gives values but no places. This scanner walks a document that
 tomllib accepted (or rejected only for a duplicate) and records, for every
-key path, the 1-based line and column of its value or table header. It also
-finds the first key or table defined twice. It never interprets values.
+key path, the 1-based line and column of its value or table header, and
+of the key itself (the first column of its last part: `w` in `[engines.w]`,
+`type` in `type = ...`). It also finds the first key or table defined twice,
+at the key of its second definition. It never interprets values.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass, field
+
+from rypsok.core.privacy import find_secrets
 
 Path = tuple[str | int, ...]
 
@@ -24,10 +29,16 @@ class _Stop(Exception):
 @dataclass
 class Positions:
     places: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[Path, tuple[int, int]] = field(default_factory=dict)
     duplicate: tuple[Path, tuple[int, int]] | None = None
 
     def at(self, path: Path) -> tuple[int, int] | None:
+        """Where the value (or the table header) of *path* stands."""
         return self.places.get(path)
+
+    def key_at(self, path: Path) -> tuple[int, int] | None:
+        """Where the key of *path* is written, for a message about the key itself."""
+        return self.keys.get(path) or self.places.get(path)
 
 
 class _Scanner:
@@ -43,6 +54,8 @@ class _Scanner:
         self.explicit: set[Path] = set()
         self.values: set[Path] = set()
         self.aot_index: dict[tuple[str, ...], int] = {}
+        self.arrays: set[Path] = set()  # paths of arrays of tables ([[...]])
+        self.dotted: set[Path] = set()  # tables a dotted key created: never a header after
 
     # -- places ------------------------------------------------------------
     def place(self, pos: int) -> tuple[int, int]:
@@ -55,15 +68,21 @@ class _Scanner:
                 hi = mid - 1
         return lo + 1, pos - self._line_starts[lo] + 1
 
-    def record(self, path: Path, pos: int, *, value: bool) -> None:
+    def record(self, path: Path, pos: int, *, value: bool, key: int | None = None) -> None:
         where = self.place(pos)
-        seen = path in self.values or (path in self.explicit and not value)
-        if value and path in self.explicit:
+        seen = path in self.values or path in self.explicit or path in self.arrays
+        if not value and path in self.dotted:
             seen = True
-        if seen and self.out.duplicate is None:
-            self.out.duplicate = (path, where)
+        if seen:
+            self.duplicated(path, pos if key is None else key)
         self.out.places.setdefault(path, where)
+        if key is not None:
+            self.out.keys.setdefault(path, self.place(key))
         (self.values if value else self.explicit).add(path)
+
+    def duplicated(self, path: Path, key: int) -> None:
+        if self.out.duplicate is None:
+            self.out.duplicate = (path, self.place(key))
 
     # -- lexing ------------------------------------------------------------
     def peek(self) -> str:
@@ -194,9 +213,13 @@ class _Scanner:
         self.i += 1
         self.skip_ws()
         path: Path = prefix
-        for name, _ in parts:
+        for name, start in parts[:-1]:
             path = (*path, name)
-        self.record(path, self.i, value=True)
+            if path in self.values:  # a dotted key into a value that is not a table
+                self.duplicated(path, start)
+            self.dotted.add(path)
+        path = (*path, parts[-1][0])
+        self.record(path, self.i, value=True, key=parts[-1][1])
         self.value(path)
 
     def header(self) -> Path:
@@ -218,11 +241,16 @@ class _Scanner:
             for known in [k for k in self.aot_index if k[: len(names)] == names and k != names]:
                 del self.aot_index[known]
             table_path: Path = (*resolved, index)
-            self.out.places.setdefault(tuple(resolved), self.place(last_pos))
-            self.record(table_path, last_pos, value=False)
+            array = tuple(resolved)
+            if array in self.values or array in self.explicit or array in self.dotted:
+                self.duplicated(array, last_pos)
+            self.arrays.add(array)
+            self.out.places.setdefault(array, self.place(last_pos))
+            self.out.keys.setdefault(array, self.place(last_pos))
+            self.record(table_path, last_pos, value=False, key=last_pos)
             return table_path
         table_path = tuple(resolved)
-        self.record(table_path, last_pos, value=False)
+        self.record(table_path, last_pos, value=False, key=last_pos)
         return table_path
 
     def document(self) -> None:
@@ -246,9 +274,21 @@ def _escaped(s: str, j: int) -> bool:
     return backslashes % 2 == 1
 
 
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.DOTALL)
+_SIMPLE = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
 def _unescape(raw: str) -> str:
-    # Keys are compared with what tomllib produced; only the common escapes matter.
-    return raw.replace('\\"', '"').replace("\\\\", "\\")
+    # Keys are compared with what tomllib produced, so every escape of a basic string counts:
+    # a key written "\u001b[2J" must find its place like any other.
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1) or m.group(2)
+        if code is not None:
+            value = int(code, 16)
+            return chr(value) if value <= 0x10FFFF else m.group(0)
+        return _SIMPLE.get(m.group(3), m.group(0))
+
+    return _ESCAPE.sub(one, raw)
 
 
 def scan(text: str) -> Positions:
@@ -259,12 +299,68 @@ def scan(text: str) -> Positions:
     return scanner.out
 
 
+# A key a message shows as the file wrote it; any other is shown quoted with escapes.
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+SHOWN_MAX = 64  # characters of one shown key, escapes included (LIM-I4 bounds the message)
+
+
+def shown(part: str) -> str | None:
+    """One key as a message may print it, or None when it cannot be shown safely.
+
+    A bare key is printed as is. Any other is printed as a TOML basic string whose
+    every character outside printable ASCII is an escape: a newline, a terminal escape or
+    a bidirectional control never reaches a terminal, and a look-alike letter (a Cyrillic
+    a in "brave") shows as what it is. The form can be pasted back into the file. A key
+    too long to show, or that looks like a credential, is not shown at all.
+    """
+    if _BARE_KEY.fullmatch(part):
+        text = part
+    else:
+        out = ['"']
+        for ch in part:
+            code = ord(ch)
+            if ch in '"\\':
+                out.append("\\" + ch)
+            elif 0x20 <= code < 0x7F:
+                out.append(ch)
+            elif code <= 0xFFFF:
+                out.append(f"\\u{code:04X}")
+            else:
+                out.append(f"\\U{code:08X}")
+        out.append('"')
+        text = "".join(out)
+    if len(text) > SHOWN_MAX or _credential(part):
+        return None
+    return text
+
+
+def _credential(part: str) -> bool:
+    return bool(find_secrets(part))  # the recognizer queries pass through
+
+
+def hidden_reason(part: str) -> str:
+    """Why shown() refused *part*, in our words."""
+    return "it looks like a credential" if _credential(part) else "it is too long"
+
+
+def shown_prefix(path: Path) -> tuple[Path, str | None]:
+    """The longest start of *path* that can be shown, and the first part that cannot."""
+    for depth, part in enumerate(path):
+        if isinstance(part, str) and shown(part) is None:
+            return path[:depth], part
+    return path, None
+
+
 def render(path: Path) -> str:
-    """A key path as messages write it: engines.brave.api_key_env, egress.deny[0]."""
+    """A key path as messages write it: engines.brave.api_key_env, egress.deny[0].
+
+    Every part goes through shown(); a part that cannot be shown is written <not shown>
+    (callers that may meet one use shown_prefix() to say which table instead).
+    """
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + part
+            out += ("." if out else "") + (shown(part) or "<not shown>")
     return out

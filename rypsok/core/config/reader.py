@@ -11,13 +11,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rypsok.core.config.positions import Path, Positions, render
+from rypsok.core.config.positions import Path, Positions, hidden_reason, render, shown
 from rypsok.core.config.problems import Problem, describe
 from rypsok.core.limits import Limit
 
 MISSING: Any = object()
-# A key the file may have misspelt and that a message may repeat: a bare TOML key.
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 Table = dict[str, Any]
 
 
@@ -27,8 +25,13 @@ class Reader:
         self.problems: list[Problem] = []
 
     # -- reporting ---------------------------------------------------------
-    def add(self, path: Path, message: str, *, at: Path | None = None) -> None:
-        where = self.positions.at(path if at is None else at)
+    def add(self, path: Path, message: str, *, at: Path | None = None, key: bool = False) -> None:
+        """A problem of *path*, placed at the value of *at* (default: *path*), or at the key
+        of *path* when the problem is the key itself (*key*)."""
+        if key:
+            where = self.positions.key_at(path)
+        else:
+            where = self.positions.at(path if at is None else at)
         self.problems.append(Problem(render(path), message, where))
 
     def present(self, path: Path) -> bool:
@@ -45,25 +48,16 @@ class Reader:
         return value
 
     def unknown(self, table: Table, path: Path, known: Iterable[str], what: str = "key") -> None:
-        """Refuse keys this table does not have; a name is shown only as a likely typo."""
+        """Refuse keys this table does not have, each by its full dotted name and place.
+
+        *what* is kept for callers that name the kind; the message says whether the file
+        holds a key or a table there.
+        """
         names = list(known)
         for name in table:
-            if name in names:
-                continue
-            close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-            if close and _PLAIN_KEY.fullmatch(name):
-                self.add((*path, name), f"unknown {what}; did you mean {close[0]}?")
-                continue
-            # A quoted key may hold anything, a newline or a terminal escape among it:
-            # such a name is never repeated, only the table it stands in.
-            label = render(path) or "top level"
-            where = self.positions.at((*path, name))
-            hint = (
-                f"an unknown {what}; did you mean {close[0]}?"
-                if close
-                else (f"an unknown {what} or table")
-            )
-            self.problems.append(Problem(label, hint, where))
+            if name not in names:
+                problem = unknown_problem(self.positions, path, name, table[name], names)
+                self.problems.append(problem)
 
     # -- scalars -------------------------------------------------------------
     def boolean(self, table: Table, path: Path, name: str, default: bool) -> bool:
@@ -200,3 +194,31 @@ class Reader:
 
 
 IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "table"
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return "array of tables"
+    return "key"
+
+
+def unknown_problem(
+    positions: Positions, path: Path, name: str, value: object, known: list[str]
+) -> Problem:
+    """`<table>.<name>: an unknown key; did you mean <known>?`, at the key's first column.
+
+    A name that cannot be shown (too long, or a credential) is not repeated: the problem
+    then names the table it stands in.
+    """
+    where = positions.key_at((*path, name))
+    kind = _kind(value)
+    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.75)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    if shown(name) is not None:
+        return Problem(render((*path, name)), f"an unknown {kind}{hint}", where)
+    not_shown = f"(its name is not shown: {hidden_reason(name)})"
+    if path:
+        return Problem(render(path), f"an unknown {kind} {not_shown}", where)
+    return Problem("", f"an unknown {kind} at the top level {not_shown}", where)

@@ -72,7 +72,8 @@ def memory_of(config: Config) -> MemoryEstimate:
 
 
 def lines(config: Config) -> list[str]:
-    """check's report after the first line, in the book's order."""
+    """check's report after the first line, in the book's order and words ("What rypsok
+    check says"); where a line differs, this build has a reason (the memory build, HTTP/2)."""
     s, f, h, e, lim = config.search, config.fetch, config.service.http, config.egress, config.limits
     search_ms, fetch_ms = call_maxima_ms(config)
     out = [
@@ -95,7 +96,7 @@ def lines(config: Config) -> list[str]:
             else " (engine_status is not offered: [status] enabled = false)"
         ),
         f"tool call maxima in ms: web_search={search_ms} web_fetch={fetch_ms}; "
-        "engine_status answers from memory",
+        "engine_status reads memory only",
     ]
     out += [engine_line(engine) for engine in config.engines]
     served = config.categories_served()
@@ -112,15 +113,15 @@ def lines(config: Config) -> list[str]:
         f"bind={h.bind} callers={len(h.callers)} legacy_revisions={_flag(h.legacy_revisions)} "
         f"max_connections={h.max_connections} max_request_bytes={h.max_request_bytes} "
         f"idle_timeout_s={h.idle_timeout_s} max_streams={h.max_streams} "
-        f"request_timeout_s={h.request_timeout_s} max_sessions={h.max_sessions} "
-        f"allowed_hosts={len(h.allowed_hosts)} allowed_origins={len(h.allowed_origins)}; "
+        f"request_timeout_s={h.request_timeout_s} max_sessions={h.max_sessions}; "
+        # This build's own: it serves HTTP/1.1 alone (clarifications, LIM-H4).
         "HTTP/1.1 only: HTTP/2 is not served, so max_streams bounds nothing"
     )
     out.append(
         "fetch: "
         f"ports={','.join(str(p) for p in f.ports)} max_bytes={f.max_bytes} "
         f"max_chars={f.max_chars} (ceiling {f.max_chars_ceiling}) deadline_ms={f.deadline_ms} "
-        f"connect_timeout_ms={f.connect_timeout_ms} max_redirects={f.max_redirects} "
+        f"max_redirects={f.max_redirects} "
         f"robots_txt={_flag(f.robots_txt)} "
         f"follow_cross_host_redirects={_flag(f.follow_cross_host_redirects)}"
     )
@@ -157,7 +158,7 @@ def lines(config: Config) -> list[str]:
 def memory_line(m: MemoryEstimate) -> str:
     note = f"an estimate for {m.build}"
     if not m.measured_here:
-        note += "; measured on Linux, not measured for this platform"
+        note += "; measured on Linux; not measured for this platform"
     return (
         f"memory: worst case about {m.total} MiB (base {m.base} + bodies {m.bodies} + "
         f"parses {m.parses} + sessions {m.sessions} + cache {m.cache} MiB; {note})"

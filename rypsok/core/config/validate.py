@@ -15,7 +15,7 @@ from typing import Any
 
 from rypsok.core import limits
 from rypsok.core.config import secrets
-from rypsok.core.config.positions import Path, Positions
+from rypsok.core.config.positions import Path, Positions, hidden_reason, render, shown
 from rypsok.core.config.problems import ConfigError, Problem, describe
 from rypsok.core.config.reader import IDENTIFIER, MISSING, Reader, Table
 from rypsok.core.config.settings import (
@@ -83,9 +83,19 @@ DEFAULT_ENGINES: dict[str, Table] = {
 
 
 def validate(
-    document: Mapping[str, Any], positions: Positions, source: str, env: Mapping[str, str]
+    document: Mapping[str, Any],
+    positions: Positions,
+    source: str,
+    env: Mapping[str, str],
+    *,
+    read_tokens: bool = True,
 ) -> Config:
-    """Check every key of *document*; raise ConfigError naming each problem."""
+    """Check every key of *document*; raise ConfigError naming each problem.
+
+    *read_tokens* False reads no caller token (serve over stdio has one caller and no
+    listener): the callers' tables are still checked, their tokens are not read, and the
+    settings carry no caller.
+    """
     r = Reader(positions)
     doc = dict(document)
     r.unknown(doc, (), TABLES, "table")
@@ -94,7 +104,7 @@ def validate(
     service_raw = r.table(doc, (), "service")
     fetch_raw = r.table(doc, (), "fetch")
     fetch = _fetch(r, fetch_raw, _egress_allow_count(doc))
-    service = _service(r, service_raw, fetch, env)
+    service = _service(r, service_raw, fetch, env, read_tokens)
     search = _search(r, r.table(doc, (), "search"))
     egress = _egress(r, r.table(doc, (), "egress"))
     limits_ = _limits(r, r.table(doc, (), "limits"))
@@ -162,7 +172,7 @@ def _config_version(r: Reader, doc: Table) -> None:
 
 
 def _service(
-    r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]
+    r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str], read_tokens: bool
 ) -> ServiceSettings:
     path: Path = ("service",)
     r.unknown(raw, path, ("structured_content", "user_agent_contact", "shutdown_ms", "http"))
@@ -171,11 +181,13 @@ def _service(
         raw, path, "user_agent_contact", "", "a URL or an e-mail address", parse_contact
     )
     shutdown = r.integer(raw, path, "shutdown_ms", L("LIM-O1"))
-    http = _http(r, r.table(raw, path, "http"), fetch, env)
+    http = _http(r, r.table(raw, path, "http"), fetch, env, read_tokens)
     return ServiceSettings(structured, contact, shutdown, http)
 
 
-def _http(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -> HttpSettings:
+def _http(
+    r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str], read_tokens: bool
+) -> HttpSettings:
     path: Path = ("service", "http")
     r.unknown(
         raw,
@@ -231,7 +243,7 @@ def _http(r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str]) -
         low=floor_s,
         because=f"fetch.deadline_ms {fetch.deadline_ms} plus {margin_ms // 1000} s",
     )
-    callers = _callers(r, r.table(raw, path, "auth"), env)
+    callers = _callers(r, r.table(raw, path, "auth"), env, read_tokens)
 
     address = ipaddress.ip_address(bind_host) if bind_host != "localhost" else None
     loopback = is_loopback_host(bind_host)
@@ -265,7 +277,9 @@ def _callers_declared(http_raw: Table) -> bool:
     )
 
 
-def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...]:
+def _callers(
+    r: Reader, raw: Table, env: Mapping[str, str], read_tokens: bool
+) -> tuple[Caller, ...]:
     path: Path = ("service", "http", "auth")
     r.unknown(raw, path, ("callers",))
     value = raw.get("callers", MISSING)
@@ -283,7 +297,7 @@ def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...
             r.add(at, f"expected a table, found {describe(entry)}")
             continue
         if "token" in entry:
-            r.add((*at, "token"), "give the token by token_env or token_file")
+            r.add((*at, "token"), "give the token by token_env or token_file", key=True)
         r.unknown(
             {k: v for k, v in entry.items() if k != "token"}, at, ("id", "token_env", "token_file")
         )
@@ -296,25 +310,28 @@ def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...
             lambda s: s if IDENTIFIER.fullmatch(s) else None,
         )
         if "id" not in entry:
-            r.add(at, "a caller needs an id")
+            r.add(at, "a caller needs an id", key=True)
         elif ident and ident in ids:
             r.add((*at, "id"), "another caller has the same id")
         ids.add(ident)
-        resolved = _caller_token(r, entry, at, env)
+        resolved = _caller_token(r, entry, at, env, read_tokens)
         if resolved is None:
             continue
         token, token_env, world = resolved
+        # A problem of the token itself names the key that gives it, at its value.
+        source: Path = (*at, "token_env" if token_env is not None else "token_file")
         text = token.reveal()
         if len(text.encode("utf-8")) < limits.default("LIM-X3"):
             r.add(
-                at, "the token is shorter than 32 bytes; generate one with openssl rand -base64 32"
+                source,
+                "the token is shorter than 32 bytes; generate one with openssl rand -base64 32",
             )
             continue
         if not _TOKEN_CHARS.fullmatch(text):
-            r.add(at, "the token holds spaces or characters a bearer token cannot carry")
+            r.add(source, "the token holds spaces or characters a bearer token cannot carry")
             continue
         if text in tokens:
-            r.add(at, "the token is the same as another caller's; give each caller its own")
+            r.add(source, "the token is the same as another caller's; give each caller its own")
             continue
         tokens[text] = index
         callers.append(Caller(ident, token, token_env, world))
@@ -322,11 +339,13 @@ def _callers(r: Reader, raw: Table, env: Mapping[str, str]) -> tuple[Caller, ...
 
 
 def _caller_token(
-    r: Reader, entry: Table, at: Path, env: Mapping[str, str]
+    r: Reader, entry: Table, at: Path, env: Mapping[str, str], read: bool
 ) -> tuple[secrets.Secret, str | None, bool] | None:
+    """The caller's token, its variable's name and whether its file is world-readable;
+    None after a problem, or when *read* is False once the keys' forms are checked."""
     has_env, has_file = "token_env" in entry, "token_file" in entry
     if has_env == has_file:
-        r.add(at, "give exactly one of token_env and token_file")
+        r.add(at, "give exactly one of token_env and token_file", key=True)
         return None
     if has_env:
         name = entry["token_env"]
@@ -336,6 +355,8 @@ def _caller_token(
         if not secrets.is_variable_name(name):
             r.add((*at, "token_env"), NOT_A_VARIABLE)
             return None
+        if not read:
+            return None
         got = secrets.from_env(name, env)
         if got.secret is None:
             r.add((*at, "token_env"), got.problem or "the token cannot be read")
@@ -344,6 +365,8 @@ def _caller_token(
     path_value = entry["token_file"]
     if not isinstance(path_value, str) or not path_value:
         r.add((*at, "token_file"), f"expected a file path, found {describe(path_value)}")
+        return None
+    if not read:
         return None
     got = secrets.from_file(path_value, "token_file")
     if got.secret is None:
@@ -664,12 +687,16 @@ def _engines(
 
 
 def _id_problem(r: Reader, ident: str) -> Problem:
-    # The identifier is not shown: it did not pass the grammar.
+    # The identifier is shown as shown() writes it (quoted, every odd character escaped),
+    # or, when it cannot be, the problem names the [engines] table alone.
+    rule = "lowercase letters, digits and underscores, starting with a letter"
+    where = r.positions.key_at(("engines", ident))
+    if shown(ident) is not None:
+        return Problem(render(("engines", ident)), f"an engine identifier must be {rule}", where)
     return Problem(
         "engines",
-        "an engine identifier must be lowercase letters, digits and underscores, "
-        "starting with a letter",
-        r.positions.at(("engines", ident)),
+        f"an engine identifier must be {rule} (this one is not shown: {hidden_reason(ident)})",
+        where,
     )
 
 
@@ -678,11 +705,11 @@ def _engine(
 ) -> EngineSettings | None:
     path: Path = ("engines", ident)
     if "api_key" in entry:
-        r.add((*path, "api_key"), "give the secret by api_key_env or api_key_file")
+        r.add((*path, "api_key"), "give the secret by api_key_env or api_key_file", key=True)
     r.unknown({k: v for k, v in entry.items() if k != "api_key"}, path, ENGINE_KEYS)
     driver = entry.get("type", MISSING)
     if driver is MISSING:
-        r.add(path, f"needs a type: one of {DRIVERS}")
+        r.add(path, f"needs a type: one of {DRIVERS}", key=True)
         return None
     if not isinstance(driver, str):
         r.add((*path, "type"), f"expected one of {DRIVERS}, found {describe(driver)}")
@@ -692,7 +719,12 @@ def _engine(
         r.add((*path, "type"), f"no such driver; one of {DRIVERS}")
         return None
     if admission.scraping and not scraping:
-        r.add(path, SCRAPING_REFUSED.format(driver=driver), at=(*path, "type"))
+        # The sentence names the engine's table: placed at its key, or at type when the
+        # table has no key of its own in the file (written as dotted keys).
+        if r.positions.key_at(path) is not None:
+            r.add(path, SCRAPING_REFUSED.format(driver=driver), key=True)
+        else:
+            r.add(path, SCRAPING_REFUSED.format(driver=driver), at=(*path, "type"))
     enabled = r.boolean(entry, path, "enabled", True)
     categories = _categories(r, entry, path)
     preference = r.ranged(entry, path, "preference", 100, -(2**31), 2**31 - 1)
@@ -701,7 +733,7 @@ def _engine(
     if admission.endpoints:
         endpoint = r.choice(entry, path, "endpoint", admission.endpoints, admission.endpoints[0])
     elif "endpoint" in entry:
-        r.add((*path, "endpoint"), f"the {driver} driver takes no endpoint")
+        r.add((*path, "endpoint"), f"the {driver} driver takes no endpoint", key=True)
     base_url: str | None = None
     if "base_url" in entry:
         if admission.accepts_base_url:
@@ -715,7 +747,7 @@ def _engine(
             )
             base_url = text or None
         else:
-            r.add((*path, "base_url"), f"the {driver} driver takes no base_url")
+            r.add((*path, "base_url"), f"the {driver} driver takes no base_url", key=True)
 
     key_env, key_file = entry.get("api_key_env", MISSING), entry.get("api_key_file", MISSING)
     credential: secrets.Secret | None = None
@@ -724,12 +756,12 @@ def _engine(
     if not admission.keyed:
         for name in ("api_key_env", "api_key_file"):
             if name in entry:
-                r.add((*path, name), f"the {driver} driver takes no credential")
+                r.add((*path, name), f"the {driver} driver takes no credential", key=True)
     elif key_env is MISSING and key_file is MISSING:
         if "api_key" not in entry:  # already told where the key belongs
-            r.add(path, "a keyed engine needs api_key_env or api_key_file")
+            r.add(path, "a keyed engine needs api_key_env or api_key_file", key=True)
     elif key_env is not MISSING and key_file is not MISSING:
-        r.add(path, "give only one of api_key_env and api_key_file")
+        r.add(path, "give only one of api_key_env and api_key_file", key=True)
     elif key_env is not MISSING:
         if not isinstance(key_env, str):
             r.add((*path, "api_key_env"), f"expected a variable name, found {describe(key_env)}")
@@ -765,7 +797,7 @@ def _categories(r: Reader, entry: Table, path: Path) -> tuple[str, ...]:
     items = r.string_list(entry, path, "categories", (), "categories", max_items=8)
     if items is None:
         if "categories" not in entry:
-            r.add(path, f"needs categories: at least one of {allowed}")
+            r.add(path, f"needs categories: at least one of {allowed}", key=True)
         return ()
     out: list[str] = []
     for index, item in items:
