@@ -143,7 +143,8 @@ def test_req_test_003_each_driver_asks_its_real_host_its_fixed_query(tmp_path: P
             '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
             '[engines.duckduckgo]\ntype = "duckduckgo"\ncategories = ["general"]\n'
             '[engines.brave]\ntype = "brave"\ncategories = ["general"]\n'
-            'api_key_env = "LIVE_CHECK_TEST_UNSET_KEY"\n',
+            'api_key_env = "LIVE_CHECK_TEST_UNSET_KEY"\n'
+            '[engines.off]\ntype = "wikipedia"\ncategories = ["general"]\nenabled = false\n',
             encoding="utf-8",
         )
         args = ("--config", str(config), "--page", pages.url("/article"))
@@ -163,8 +164,9 @@ def test_req_test_003_each_driver_asks_its_real_host_its_fixed_query(tmp_path: P
             None,
             "no credential: set LIVE_CHECK_TEST_UNSET_KEY",
         )
+        assert lines["engine off"] == ("skipped", None, "disabled in the configuration")
         assert lines[f"page {pages.url('/article')}"][0] == "ok"
-        assert done.stdout.splitlines()[-1] == "live-check: 2 ok, 0 failed, 2 skipped"
+        assert done.stdout.splitlines()[-1] == "live-check: 2 ok, 0 failed, 3 skipped"
         assert [(s.host, s.params["srsearch"]) for s in provider.seen] == [
             ("en.wikipedia.org", ["Rust (programming language)"])
         ]
@@ -178,7 +180,7 @@ def test_req_test_003_each_driver_asks_its_real_host_its_fixed_query(tmp_path: P
         status, latency, _ = lines["engine duckduckgo"]
         assert status == "blocked" and latency is not None
         assert lines["engine wikipedia"][0] == "ok"
-        assert done.stdout.splitlines()[-1] == "live-check: 2 ok, 1 failed, 1 skipped"
+        assert done.stdout.splitlines()[-1] == "live-check: 2 ok, 1 failed, 2 skipped"
         ddg = provider.to("html.duckduckgo.com")
         assert [s.params["q"] for s in ddg] == [["Rust programming language"]]
 
@@ -249,4 +251,5 @@ def test_req_test_019_live_checks_are_a_release_check_and_never_in_ci() -> None:
     assert "tools/live-check" in text
     assert re.search(r"for check in fuzz mutants soak live; do", text)
     for ci in (REPO / ".ci" / "run", REPO / "tools" / "test"):
-        assert "live" not in ci.read_text(encoding="utf-8")
+        text = ci.read_text(encoding="utf-8")
+        assert "live-check" not in text and "release-checks" not in text
