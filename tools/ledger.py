@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The requirement ledger: every requirement the book verifies by test (T), and its tests.
 
-  python tools/ledger.py                          the table, one T requirement a line, and counts
-  python tools/ledger.py --missing                only the required ones without a test; exit 1
-  python tools/ledger.py --refresh --book PATH    rewrite fixtures/requirements.tsv from a book
+  .venv/bin/python tools/ledger.py                        the table and the counts
+  .venv/bin/python tools/ledger.py --missing              required ones without a test
+  .venv/bin/python tools/ledger.py --refresh --book PATH  rewrite fixtures/requirements.tsv
 
 The book's requirements are read from fixtures/requirements.tsv, a committed
 list of the book's requirement headings (id, milestone, verification method,
