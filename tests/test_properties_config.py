@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +57,18 @@ def _value(value: Any) -> str:
     return toml_value(value)
 
 
+def _basic(name: str) -> str:
+    """A TOML basic string: controls and DEL escaped (JSON leaves DEL raw), the rest as is."""
+    return (
+        '"'
+        + "".join(
+            f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else "\\" + c if c in '"\\' else c
+            for c in name
+        )
+        + '"'
+    )
+
+
 def _key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)  # a TOML basic string, control escapes kept
 
@@ -83,3 +97,60 @@ def test_req_cfg_005_every_problem_names_a_key_and_repeats_no_odd_text(
             assert problem.key == "" or _SHOWN_KEY.fullmatch(problem.key), problem
             rendered = problem.render()
             assert rendered.isprintable() and MARK not in rendered, rendered
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["", *[t for t in TABLES if t not in ("config_version", "engines")]]),
+    st.text(max_size=24),
+)
+@example("fetch", "\x1b]0;title\x07")
+@example("", "\u202e\n")
+@example("search", "max_result\u0301")
+def test_req_cfg_005_an_unknown_key_is_named_in_full_at_its_first_column(
+    table: str, name: str
+) -> None:
+    known = set(TABLES) if not table else set(KNOWN_KEYS)
+    if name in known or name in ("service", "http", "auth"):
+        return
+    header = f"[{table}]\n" if table else ""
+    text = f"config_version = 1\n{header}{_basic(name)} = 1\n"
+    parsed, positions = parse(text)
+    try:
+        validate(parsed, positions, "fuzz", {})
+    except ConfigError as error:
+        [problem] = [p for p in error.problems if "unknown" in p.message]
+        assert problem.place == (3 if table else 2, 1)
+        if "(its name is not shown" in problem.message:
+            assert problem.key == table
+            return
+        # The key as shown, read back as TOML, is the key of the file.
+        shown = problem.key.removeprefix(f"{table}.") if table else problem.key
+        assert tomllib.loads(f"{shown} = 1") == {name: 1}
+        assert problem.render().isascii() and problem.render().isprintable()
+    else:
+        raise AssertionError("an unknown key was accepted")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["", "fetch", "engines.w"]), st.text(max_size=24), st.integers(0, 3))
+@example("fetch", "a\x1bb", 0)
+@example("", "\u202e", 2)
+def test_req_cfg_005_a_key_defined_twice_is_placed_at_its_second_definition(
+    table: str, name: str, indent: int
+) -> None:
+    header = f"[{table}]\n" if table else ""
+    key = _basic(name)
+    text = f"{header}{key} = 1\n{' ' * indent}{key} = 2\n"
+    with pytest.raises(ConfigError) as info:
+        parse(text)
+    [problem] = info.value.problems
+    line = 3 if table else 2
+    assert problem.place == (line, indent + 1), problem
+    assert problem.render().isascii() and problem.render().isprintable()
+    if "(its name is not shown" in problem.message:
+        assert problem.key == table
+    else:
+        assert problem.message == "defined more than once"
+        shown = problem.key.removeprefix(f"{table}.") if table else problem.key
+        assert tomllib.loads(f"{shown} = 1") == {name: 1}
