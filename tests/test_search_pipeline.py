@@ -4,6 +4,7 @@ REQ-SEARCH-*, REQ-PRIV-002, REQ-TEST-004, REQ-TEST-008, REQ-TEST-011)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import random
@@ -44,6 +45,35 @@ def make(
     config = load(str(path), {"BRAVE_API_KEY": KEY} if key else {})
     fake = client or FakeClient()
     return Rypsok(config, client=fake), fake  # type: ignore[arg-type]
+
+
+# Far above any deadline the tests set: when an engine request ends, the search deadline
+# ended it, not the engine timeout.
+BEYOND_DEADLINE_MS = 60_000
+
+
+def engine_timeout_beyond_deadline(core: Rypsok, fake: FakeClient) -> Rypsok:
+    """`core` rebuilt with search.engine_timeout_ms above search.deadline_ms. Configuration
+    refuses that (the timeout must leave the reserve inside the deadline), so the validated
+    settings are altered here: a test of the deadline must not be passed by the timeout."""
+    search = dataclasses.replace(core.config.search, engine_timeout_ms=BEYOND_DEADLINE_MS)
+    config = dataclasses.replace(core.config, search=search)
+    return Rypsok(config, client=fake)  # type: ignore[arg-type]
+
+
+class EndsRecorded(FakeClient):
+    """The fake client that also notes when each host's request ended, however it ended."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ended: dict[str, float] = {}
+
+    async def get(self, url: str, **kwargs: Any) -> Any:
+        try:
+            return await super().get(url, **kwargs)
+        finally:
+            host = url.split("/")[2]
+            self.ended[host] = time.monotonic()
 
 
 def run_search(core: Rypsok, **arguments: Any) -> dict[str, Any]:
@@ -110,12 +140,16 @@ def test_req_err_005_no_engine_when_every_engine_is_skipped(tmp_path: Path) -> N
 
 def test_req_agg_003_deadline_with_nothing_answered(tmp_path: Path) -> None:
     core, fake = make(tmp_path, "[search]\ndeadline_ms = 500\nengine_timeout_ms = 300\n")
+    core = engine_timeout_beyond_deadline(core, fake)
     fake.by_host = {WIKI: wikipedia(["Rust"]), BRAVE: brave(["https://a.example/"])}
-    fake.delays = {WIKI: 5, BRAVE: 5}
+    fake.delays = {WIKI: 30, BRAVE: 30}
     started = time.monotonic()
     error = run_error(core, query="rust")
-    assert time.monotonic() - started < 0.8  # LIM-S7: deadline + 300 ms
-    assert error.kind == "unavailable" and error.detail["reason"] in ("all_failed", "deadline")
+    elapsed = time.monotonic() - started
+    # Waited for the engines until the deadline, and answered within LIM-S7 after it.
+    assert 0.45 <= elapsed < 0.8, elapsed
+    # The deadline ended it: nothing failed on its own before it, so not all_failed.
+    assert error.kind == "unavailable" and error.detail == {"reason": "deadline"}
 
 
 def test_req_test_004_engine_timeout_costs_that_engine_only(tmp_path: Path) -> None:

@@ -6,16 +6,28 @@ from __future__ import annotations
 import gc
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from rypsok.core import limits
+from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.model import ENGINE_ERROR_CLASSES, ToolError
 from rypsok.core.telemetry import counters, log
 from tests.fake_engines import brave, fixture, wikipedia
-from tests.test_search_pipeline import BRAVE, KEY, WIKI, make, run_error, run_search
+from tests.test_search_pipeline import (
+    BRAVE,
+    KEY,
+    WIKI,
+    EndsRecorded,
+    engine_timeout_beyond_deadline,
+    make,
+    run_error,
+    run_search,
+)
 
 NOTICE_CODES = {
     "engine_unavailable",
@@ -287,8 +299,6 @@ def test_req_eng_002_req_agg_001_engines_are_asked_concurrently(tmp_path: Path) 
     core, fake = make(tmp_path)
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave(["https://b.example/"])}
     fake.delays = {WIKI: 0.4, BRAVE: 0.4}
-    import time
-
     t0 = time.monotonic()
     run_search(core, query="a")
     assert time.monotonic() - t0 < 0.7  # two 400 ms requests overlapped
@@ -298,8 +308,6 @@ def test_req_agg_002_engine_timeout_from_configuration(tmp_path: Path) -> None:
     core, fake = make(tmp_path, "[search]\nengine_timeout_ms = 200\n")
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave([])}
     fake.delays = {WIKI: 1.0}
-    import time
-
     t0 = time.monotonic()
     answer = run_search(core, query="a")
     assert time.monotonic() - t0 < 0.6
@@ -312,23 +320,34 @@ def test_req_agg_005_outbound_in_flight_never_exceeds_lim_c1(tmp_path: Path) -> 
     core, fake = make(tmp_path, "[limits]\noutbound_in_flight = 1\n")
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave(["https://b.example/"])}
     fake.delays = {WIKI: 0.2, BRAVE: 0.2}
-    import time
-
     t0 = time.monotonic()
     run_search(core, query="a")
     assert time.monotonic() - t0 >= 0.38  # one at a time
 
 
-def test_req_agg_006_work_is_aborted_after_the_deadline(tmp_path: Path) -> None:
-    core, fake = make(tmp_path, "[search]\ndeadline_ms = 600\nengine_timeout_ms = 400\n")
+def test_req_agg_006_work_is_aborted_at_the_deadline(tmp_path: Path) -> None:
+    fake = EndsRecorded()
+    core, _ = make(tmp_path, "[search]\ndeadline_ms = 600\nengine_timeout_ms = 400\n", fake)
+    # The engine timeout far above the deadline: only the deadline can end Brave's request.
+    core = engine_timeout_beyond_deadline(core, fake)
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave([])}
     fake.delays = {BRAVE: 30}
-    answer = run_search(core, query="a")
+
+    async def go() -> tuple[dict[str, Any], float, float]:
+        started = time.monotonic()
+        answer = (await core.search({"query": "a"})).to_json()
+        return answer, started, time.monotonic()
+
+    answer, started, returned = anyio.run(go)
     assert answer["outcome"] == "partial"
-    # The slow engine's request did not outlive the call: it ended with its timeout.
     assert {"code": "engine_unavailable", "engine": "brave", "reason": "timeout"} in (
         answer["notices"]
     )
+    # Waited until the deadline, answered within LIM-S7 after it...
+    assert 0.55 <= returned - started < 0.9, returned - started
+    # ...and Brave's request had ended (aborted, not left running) before the answer.
+    assert BRAVE in fake.ended and fake.ended[BRAVE] <= returned
+    assert fake.ended[BRAVE] - started >= 0.55
 
 
 def test_req_status_002_no_endpoint_credential_or_provider_text(tmp_path: Path) -> None:
@@ -361,13 +380,40 @@ def test_req_obs_001_req_obs_004_health_and_circuit_visible_in_status_and_logs(
     assert opened[0]["level"] == "warn" and opened[0]["cooldown_ms"] > 0
 
 
-def test_req_obs_002_latency_median_of_recent_requests(tmp_path: Path) -> None:
-    core, fake = make(tmp_path)
-    fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave([])}
-    fake.delays = {WIKI: 0.05}
-    run_search(core, query="a")
-    reports = {e.id: e.latency_ms for e in anyio.run(core.status).engines}
-    assert reports["wikipedia"] is not None and reports["wikipedia"] >= 40
+# Engine delays in seconds, in the order of the requests: six that leave the window, then
+# the window of LIM-S11 = 20. Sorted, the window is 9 quick ones, 10 at MID_S and one at
+# HIGH_S, so its median is MID_S while its mean is about 0.13 s, its last value and its
+# first 20 values' median are quick, and its maximum is HIGH_S.
+MID_S = 0.2
+HIGH_S = 0.6
+OLDER = [0.0] * 6
+WINDOW = [0.0] * 8 + [MID_S] * 5 + [HIGH_S] + [MID_S] * 5 + [0.0]
+
+
+def test_req_obs_002_req_status_001_lim_s11_latency_is_the_median_of_the_last_20(
+    tmp_path: Path,
+) -> None:
+    core, fake = make(
+        tmp_path,
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        "[cache]\nenabled = false\n",
+    )
+    # Wikipedia's own rate (100 a minute, burst 10) would make 26 requests wait several
+    # seconds for their turns; this limiter lets each go at once, as the test needs each
+    # latency to be its request's own.
+    core.searches.limiters["wikipedia"] = ProviderLimiter(6000, 100, 1)
+    fake.by_host = {WIKI: wikipedia(["A"])}
+    assert WINDOW and len(WINDOW) == limits.default("LIM-S11")
+    assert anyio.run(core.status).engines[0].latency_ms is None  # none yet: null
+    for n, delay in enumerate(OLDER + WINDOW):
+        fake.delays = {WIKI: delay}
+        assert run_search(core, query=f"q{n}")["outcome"] == "ok"
+    assert [c[0] for c in fake.calls] == [WIKI] * len(OLDER + WINDOW)
+    (report,) = anyio.run(core.status).engines
+    assert report.id == "wikipedia" and report.latency_ms is not None
+    mean_ms = 1000 * sum(WINDOW) / len(WINDOW)
+    assert MID_S * 1000 - 5 <= report.latency_ms < min(HIGH_S * 1000, MID_S * 1000 + 100)
+    assert report.latency_ms - mean_ms > 50  # not the mean, by a wide margin
 
 
 def test_req_obs_003_req_obs_007_errors_by_class_and_refusals_counted(tmp_path: Path) -> None:
