@@ -72,6 +72,7 @@ class FakeClient:
         connect_timeout_s: float,
         total_timeout_s: float,
         allow_http: bool = False,
+        engine: Any = None,  # the engine profile: the real client's to apply
     ) -> Response:
         parts = urlsplit(url)
         host = parts.hostname or ""

@@ -21,6 +21,7 @@ from rypsok.core.fetch.intake import parse_fetch_url
 from rypsok.core.limits import DEFAULT_FETCH_PORTS
 from rypsok.core.net.egress import (
     EgressPolicy,
+    EngineEndpoint,
     Verdict,
     builtin_blocks,
     ends_in_number,
@@ -633,14 +634,80 @@ deny = ["blocked.example"]
 
 def test_req_sec_005_the_engine_profile_admits_the_configured_endpoint_only() -> None:
     judge = EgressPolicy.judge_engine
-    assert judge("api.search.example", 443, "API.search.example.", 443) == Verdict(True, "allowed")
-    assert judge("api.search.example", 443, "api.search.example", 8443) == Verdict(
-        False, "engine_host"
-    )
-    assert judge("api.search.example", 443, "evil.example", 443) == Verdict(False, "engine_host")
+    api = EngineEndpoint("api.search.example", 443)
+    assert judge(api, "API.search.example.", 443) == Verdict(True, "allowed")
+    assert judge(api, "api.search.example", 8443) == Verdict(False, "engine_host")
+    assert judge(api, "evil.example", 443) == Verdict(False, "engine_host")
     # A private endpoint the operator configured is the operator's choice (REQ-SEC-017).
-    assert judge("10.0.0.5", 8080, "10.0.0.5", 8080) == Verdict(True, "allowed")
-    assert judge("a..example", 443, "a..example", 443) == Verdict(False, "malformed")
+    assert judge(EngineEndpoint("10.0.0.5", 8080), "10.0.0.5", 8080) == Verdict(True, "allowed")
+    assert judge(EngineEndpoint("a..example", 443), "a..example", 443) == Verdict(
+        False, "malformed"
+    )
+
+
+def _engine_address(
+    endpoint: EngineEndpoint, host: str, text: str, policy: EgressPolicy = POLICY
+) -> Verdict:
+    return policy.judge_engine_address(endpoint, host, ipaddress.ip_address(text))
+
+
+@pytest.mark.parametrize(
+    ("address", "allow", "deny", "verdict"),
+    [
+        # A name the operator configured, resolving to a public address: admitted.
+        ("93.184.215.14", (), (), Verdict(True, "allowed")),
+        # ... to an address the table refuses: refused unless an allow rule names it.
+        ("127.0.0.1", (), (), Verdict(False, "builtin_address")),
+        ("::ffff:127.0.0.1", (), (), Verdict(False, "builtin_address")),
+        ("10.1.2.3", (), (), Verdict(False, "builtin_address")),
+        ("fd12::1", (), (), Verdict(False, "builtin_address")),
+        ("169.254.169.254", (), (), Verdict(False, "builtin_address")),
+        ("10.1.2.3", ("wiki.corp.example",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("*.corp.example",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("10.0.0.0/8",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("other.example",), (), Verdict(False, "builtin_address")),
+        # An allowed name rebound to the metadata service does not reach it; an address
+        # rule naming the metadata address does.
+        ("169.254.169.254", ("wiki.corp.example",), (), Verdict(False, "builtin_address")),
+        ("169.254.169.254", ("169.254.169.254",), (), Verdict(True, "allow_rule")),
+        # A deny rule refuses even what an allow rule admits, in every notation.
+        ("93.184.215.14", (), ("93.184.215.0/24",), Verdict(False, "deny_rule")),
+        ("2002:5db8:d70e::1", (), ("93.184.215.14",), Verdict(False, "deny_rule")),
+        ("10.1.2.3", ("10.0.0.0/8",), ("wiki.corp.example",), Verdict(False, "deny_rule")),
+    ],
+)
+def test_req_sec_005_req_sec_017_the_engine_profile_judges_every_address_of_a_named_endpoint(
+    address: str, allow: tuple[str, ...], deny: tuple[str, ...], verdict: Verdict
+) -> None:
+    endpoint = EngineEndpoint("wiki.corp.example", 8443)
+    policy = _policy(allow=allow, deny=deny)
+    assert _engine_address(endpoint, "wiki.corp.example", address, policy) == verdict
+
+
+def test_req_sec_017_an_endpoint_the_operator_wrote_as_an_address_or_localhost_is_admitted() -> (
+    None
+):
+    literal = EngineEndpoint("127.0.0.1", 8080)
+    assert _engine_address(literal, "127.0.0.1", "127.0.0.1") == Verdict(True, "engine_endpoint")
+    assert _engine_address(literal, "127.0.0.1", "::ffff:127.0.0.1") == Verdict(
+        True, "engine_endpoint"
+    )
+    v6 = EngineEndpoint("::1", 8080)
+    assert _engine_address(v6, "::1", "::1") == Verdict(True, "engine_endpoint")
+    assert _engine_address(v6, "[::1]", "::1") == Verdict(True, "engine_endpoint")
+    private = EngineEndpoint("10.0.0.5", 443)
+    assert _engine_address(private, "10.0.0.5", "10.0.0.5") == Verdict(True, "engine_endpoint")
+    local = EngineEndpoint("localhost", 8080)
+    assert _engine_address(local, "localhost", "127.0.0.1") == Verdict(True, "engine_endpoint")
+    assert _engine_address(local, "localhost", "::1") == Verdict(True, "engine_endpoint")
+    # localhost answered with another address is judged as any name's address.
+    assert _engine_address(local, "localhost", "10.0.0.5") == Verdict(False, "builtin_address")
+    # The operator's deny rule still wins over the endpoint they wrote.
+    denying = _policy(deny=("127.0.0.0/8",))
+    assert _engine_address(literal, "127.0.0.1", "127.0.0.1", denying) == Verdict(
+        False, "deny_rule"
+    )
+    assert _engine_address(local, "localhost", "127.0.0.1", denying) == Verdict(False, "deny_rule")
 
 
 # -- properties ----------------------------------------------------------------------------

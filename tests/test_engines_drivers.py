@@ -530,6 +530,85 @@ def test_req_test_002_brave_auth_failure_422_validation() -> None:
     )
 
 
+def _validation_422(errors: object, code: str = "VALIDATION") -> bytes:
+    meta = {"errors": errors}
+    body = {"type": "ErrorResponse", "error": {"status": 422, "code": code, "meta": meta}}
+    return json.dumps(body).encode()
+
+
+def _problem(loc: object) -> dict[str, object]:
+    return {"type": "missing", "loc": loc, "msg": "PROVIDER-TEXT", "input": None}
+
+
+@pytest.mark.parametrize(
+    ("errors", "expected"),
+    [
+        # The token header, as the provider writes it and in another case.
+        ([_problem(["header", "x-subscription-token"])], "auth_failure"),
+        ([_problem(["header", "X-Subscription-Token"])], "auth_failure"),
+        # A query parameter: the request is at fault, not the key.
+        ([_problem(["query", "q"])], "request_failure"),
+        ([_problem(["query", "count"])], "request_failure"),
+        ([_problem(["query", "search_lang"]), _problem(["query", "country"])], "request_failure"),
+        # Both: the missing token comes first.
+        ([_problem(["query", "q"]), _problem(["header", "x-subscription-token"])], "auth_failure"),
+        # Another header, or a location that is not the token header's shape.
+        ([_problem(["header", "accept"])], "request_failure"),
+        ([_problem(["header"])], "request_failure"),
+        ([_problem(["header", "x-subscription-token", "extra"])], "request_failure"),
+        ([_problem(["query", "x-subscription-token"])], "request_failure"),
+        ([_problem("header.x-subscription-token")], "request_failure"),
+        ([_problem({"header": "x-subscription-token"})], "request_failure"),
+        ([_problem(["header", 7])], "request_failure"),
+        ([_problem(None)], "request_failure"),
+        ([{"type": "missing"}], "request_failure"),
+        (["header", "x-subscription-token"], "request_failure"),
+        ([], "request_failure"),
+        ({"loc": ["header", "x-subscription-token"]}, "request_failure"),
+        (None, "request_failure"),
+    ],
+)
+def test_req_test_002_brave_422_validation_is_auth_failure_only_at_the_token_header(
+    errors: object, expected: str
+) -> None:
+    assert failure(brave_driver(), Answer(422, {}, _validation_422(errors))).error_class == (
+        expected
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"error": {"code": "VALIDATION"}}',  # no meta
+        b'{"error": {"code": "VALIDATION", "meta": {}}}',  # meta without errors
+        b'{"error": {"code": "VALIDATION", "meta": null}}',
+        b'{"error": {"code": "VALIDATION", "meta": ["header", "x-subscription-token"]}}',
+        b'{"error": {"code": "VALIDATION", "meta": {"errors": "x-subscription-token"}}}',
+        b'{"error": {"code": "VALIDATION", "meta": {"errors": [["header"]]}}}',
+        # Truncated in the middle of the token header's location.
+        b'{"error": {"code": "VALIDATION", "meta": {"errors": [{"loc": ["header", "x-sub',
+        # The token header named, but under another code.
+        _validation_422([_problem(["header", "x-subscription-token"])], code="NOT_FOUND"),
+        # Deeply nested: the parser's recursion bound, not a crash.
+        b'{"error": {"code": "VALIDATION", "meta": {"errors": ' + b"[" * 100_000,
+    ],
+)
+def test_req_test_002_brave_malformed_422_validation_bodies_are_request_failure(
+    body: bytes,
+) -> None:
+    assert failure(brave_driver(), Answer(422, {}, body)).error_class == "request_failure"
+
+
+def test_req_test_002_brave_huge_422_body_is_classified_by_its_location() -> None:
+    # Many errors, the token header's last, near the driver's response bound.
+    filler = [_problem(["query", f"p{i}"]) for i in range(11_000)]
+    body = _validation_422([*filler, _problem(["header", "x-subscription-token"])])
+    assert 800_000 < len(body) <= brave.ADMISSION.response_bytes
+    assert failure(brave_driver(), Answer(422, {}, body)).error_class == "auth_failure"
+    body = _validation_422(filler)
+    assert failure(brave_driver(), Answer(422, {}, body)).error_class == "request_failure"
+
+
 @pytest.mark.parametrize(
     "body",
     [

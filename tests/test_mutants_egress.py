@@ -14,7 +14,13 @@ import pytest
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
 from rypsok.core.limits import DEFAULT_FETCH_PORTS
 from rypsok.core.model import ToolError
-from rypsok.core.net.egress import EgressPolicy, Verdict, ends_in_number, parse_ipv4
+from rypsok.core.net.egress import (
+    EgressPolicy,
+    EngineEndpoint,
+    Verdict,
+    ends_in_number,
+    parse_ipv4,
+)
 from rypsok.core.net.rules import Rule, RuleError, parse_rule
 
 POLICY = EgressPolicy(allow=(), deny=(), ports=DEFAULT_FETCH_PORTS)
@@ -87,10 +93,38 @@ def test_req_sec_006_an_address_with_a_zone_identifier_is_malformed(host: str) -
 
 def test_req_sec_017_an_unreadable_engine_host_is_malformed_on_either_side() -> None:
     judge = EgressPolicy.judge_engine
-    assert judge("api.example.org", 443, "api.example.org", 443) == Verdict(True, "allowed")
-    assert judge("api.example.org", 443, "bad host!", 443) == Verdict(False, "malformed")
-    assert judge("bad host!", 443, "api.example.org", 443) == Verdict(False, "malformed")
-    assert judge("api.example.org", 443, "www.example.org", 443) == Verdict(False, "engine_host")
+    api, bad = EngineEndpoint("api.example.org", 443), EngineEndpoint("bad host!", 443)
+    assert judge(api, "api.example.org", 443) == Verdict(True, "allowed")
+    assert judge(api, "bad host!", 443) == Verdict(False, "malformed")
+    assert judge(bad, "api.example.org", 443) == Verdict(False, "malformed")
+    assert judge(api, "www.example.org", 443) == Verdict(False, "engine_host")
+    assert POLICY.judge_engine_address(
+        api, "bad host!", ipaddress.IPv4Address("8.8.8.8")
+    ) == Verdict(False, "malformed")
+
+
+def test_req_sec_017_an_engine_endpoint_with_editions_admits_one_label_below_it() -> None:
+    judge = EgressPolicy.judge_engine
+    wiki = EngineEndpoint("wikipedia.org", 443, editions=True)
+    assert judge(wiki, "en.wikipedia.org", 443) == Verdict(True, "allowed")
+    assert judge(wiki, "zh-min-nan.wikipedia.org", 443) == Verdict(True, "allowed")
+    for host in (
+        "wikipedia.org",
+        "a.b.wikipedia.org",
+        "enwikipedia.org",
+        "en.wikipedia.org.evil.example",
+    ):
+        assert judge(wiki, host, 443) == Verdict(False, "engine_host"), host
+    assert judge(wiki, "en.wikipedia.org", 8443) == Verdict(False, "engine_host")
+    # Without editions, the host alone.
+    plain = EngineEndpoint("wikipedia.org", 443)
+    assert judge(plain, "en.wikipedia.org", 443) == Verdict(False, "engine_host")
+    # An address endpoint has no subdomains.
+    literal = EngineEndpoint("127.0.0.1", 443, editions=True)
+    assert judge(literal, "x.127.0.0.1", 443) == Verdict(False, "malformed")
+    assert judge(EngineEndpoint("wikipedia.org", 443, editions=True), "127.0.0.1", 443) == (
+        Verdict(False, "engine_host")
+    )
 
 
 @pytest.mark.parametrize(

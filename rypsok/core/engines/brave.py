@@ -25,6 +25,7 @@ from rypsok.core.engines.base import (
     query_too_long,
     text,
 )
+from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -172,9 +173,19 @@ _COUNTRIES = frozenset(
     }
 )
 
-# 422 codes that mean the token, not the request (clarifications.md, "Brave, a wrong or
-# expired key"): a wrong or expired token, and a missing one.
-_AUTH_422 = frozenset({"SUBSCRIPTION_TOKEN_INVALID", "VALIDATION"})
+# 422 answers that mean the token, not the request (clarifications.md, "Brave, a wrong or
+# expired key"): SUBSCRIPTION_TOKEN_INVALID (a wrong or expired token) always; VALIDATION
+# only when one of its errors is located at the token header (a missing token). Another
+# VALIDATION is about a parameter of the request (loc ["query", "q"]) and is a
+# request_failure: auth_failure would send the operator to a key that is fine.
+_CODE_KEY_INVALID = "SUBSCRIPTION_TOKEN_INVALID"
+_CODE_VALIDATION = "VALIDATION"
+_KEY_HEADER = "x-subscription-token"  # a header name, not a secret
+
+
+def endpoint(settings: EngineSettings) -> EngineEndpoint:
+    """The fixed origin of the API, for the engine profile: the token goes nowhere else."""
+    return EngineEndpoint(HOST, 443)
 
 
 def search_lang(language: str, region: str) -> str | None:
@@ -275,20 +286,42 @@ def _check_status(status: int, header: HeaderLookup, body: bytes) -> None:
         raise EngineFailure("rate_limited", delay)
     if status in (401, 403):
         raise EngineFailure("auth_failure")
-    if status == 422 and _error_code(body) in _AUTH_422:
+    if status == 422 and _about_the_token(body):
         raise EngineFailure("auth_failure")
     raise EngineFailure("request_failure")
 
 
-def _error_code(body: bytes) -> str | None:
-    """`error.code` of Brave's ErrorResponse; None when the body is not one."""
+def _about_the_token(body: bytes) -> bool:
+    """Whether a 422 ErrorResponse blames the subscription token; False for any body that
+    is not one, or does not say so in the shape the provider documents."""
     try:
         answer = load_json(body)
     except EngineFailure:
-        return None
+        return False
     error = answer.get("error") if isinstance(answer, dict) else None
-    code = error.get("code") if isinstance(error, dict) else None
-    return code if isinstance(code, str) else None
+    if not isinstance(error, dict):
+        return False
+    code = error.get("code")
+    if code == _CODE_KEY_INVALID:
+        return True
+    if code != _CODE_VALIDATION:
+        return False
+    meta = error.get("meta")
+    problems = meta.get("errors") if isinstance(meta, dict) else None
+    if not isinstance(problems, list):
+        return False
+    return any(_at_token_header(p.get("loc")) for p in problems if isinstance(p, dict))
+
+
+def _at_token_header(loc: object) -> bool:
+    """A location such as ["header", "x-subscription-token"] (header names fold case)."""
+    return (
+        isinstance(loc, list)
+        and len(loc) == 2
+        and loc[0] == "header"
+        and isinstance(loc[1], str)
+        and loc[1].lower() == _KEY_HEADER
+    )
 
 
 def _result(item: object) -> RawResult | None:

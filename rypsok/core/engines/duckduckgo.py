@@ -38,6 +38,7 @@ from rypsok.core.engines.base import (
 )
 from rypsok.core.fetch import charset
 from rypsok.core.fetch.html.tree import Element, Text, parse_html
+from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -58,7 +59,8 @@ ADMISSION = Admission(
     html_answer=True,
 )
 
-ENDPOINT = "https://html.duckduckgo.com/html/"
+_ENDPOINT_HOST = "html.duckduckgo.com"
+ENDPOINT = f"https://{_ENDPOINT_HOST}/html/"
 _SAFE = {"strict": "1", "moderate": "-1", "off": "-2"}
 _PERIOD = {"day": "d", "week": "w", "month": "m", "year": "y"}
 
@@ -69,6 +71,11 @@ _CHALLENGE_CLASS = "anomaly-modal__title"
 _NO_RESULTS_CLASS = "no-results"
 _WHITESPACE = re.compile(r"\s+")
 _ASCII_WHITESPACE = re.compile(r"[\t\n\f\r ]+")  # what separates classes in HTML
+
+
+def endpoint(settings: EngineSettings) -> EngineEndpoint:
+    """The record's fixed endpoint, for the engine profile."""
+    return EngineEndpoint(_ENDPOINT_HOST, 443)
 
 
 def kl(language: str, region: str) -> str:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from rypsok.core.engines import brave, duckduckgo, wikipedia
 from rypsok.core.engines.base import Admission, Driver
+from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
     # Only for annotations: the configuration imports this module while it validates.
@@ -24,8 +25,20 @@ _DRIVERS: dict[str, Callable[[EngineSettings], Driver]] = {
 }
 
 
+_ENDPOINTS: dict[str, Callable[[EngineSettings], EngineEndpoint]] = {
+    wikipedia.ADMISSION.driver: wikipedia.endpoint,
+    brave.ADMISSION.driver: brave.endpoint,
+    duckduckgo.ADMISSION.driver: duckduckgo.endpoint,
+}
+
+
 def admission(driver: str) -> Admission | None:
     return ADMISSIONS.get(driver)
+
+
+def endpoint_for(settings: EngineSettings) -> EngineEndpoint:
+    """Where the engine's requests may go (REQ-SEC-017): each driver names its endpoint."""
+    return _ENDPOINTS[settings.driver](settings)
 
 
 def driver_for(settings: EngineSettings) -> Driver:

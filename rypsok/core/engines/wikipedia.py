@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from rypsok.core import limits
 from rypsok.core.engines.base import (
@@ -33,6 +33,7 @@ from rypsok.core.engines.base import (
     query_too_long,
     text,
 )
+from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -103,6 +104,16 @@ def mirror_urls(base_url: str) -> tuple[str, str]:
     if root.endswith("/w"):
         root = root[: -len("/w")]
     return api, f"{root}/wiki/"
+
+
+def endpoint(settings: EngineSettings) -> EngineEndpoint:
+    """For the engine profile: the private wiki's host and port, or any language edition of
+    wikipedia.org over HTTPS."""
+    if settings.base_url is None:
+        return EngineEndpoint("wikipedia.org", 443, editions=True)
+    parts = urlsplit(settings.base_url)
+    port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    return EngineEndpoint(parts.hostname or "", port)
 
 
 class WikipediaDriver:

@@ -35,12 +35,13 @@ from anyio.streams.tls import TLSStream
 from rypsok import PROJECT_URL, __version__
 from rypsok.core.config.settings import Proxy
 from rypsok.core.limits import get as _limit
+from rypsok.core.net.egress import EngineProfile
 from rypsok.core.net.hostname import HostNameError, literal_address, to_ascii
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
 Judge = Callable[[IPAddress], bool]
-ErrorKind = Literal["timeout", "connect", "tls", "too_large", "protocol", "resolve"]
+ErrorKind = Literal["timeout", "connect", "tls", "too_large", "protocol", "resolve", "egress"]
 
 # The response head (status line and headers) may not exceed this (LIM-H7's
 # figure, the same bound our listener applies to requests).
@@ -422,6 +423,15 @@ async def _start_tls(stream: ByteStream, target: _Target, context: ssl.SSLContex
         _fail("tls", "the connection closed during the TLS handshake")
 
 
+def _engine_judge(engine: EngineProfile, host: str, also: Judge | None) -> Judge:
+    """The engine profile's verdict on each address of *host* (and *also*'s, when given)."""
+
+    def judge(address: IPAddress) -> bool:
+        return engine.address(host, address).allowed and (also is None or also(address))
+
+    return judge
+
+
 # ---------------------------------------------------------------------------- client
 
 
@@ -459,22 +469,39 @@ class EngineClient:
         total_timeout_s: float,
         allow_http: bool = False,
         judge: Judge | None = None,
+        engine: EngineProfile | None = None,
     ) -> Response:
         """One GET. A 3xx is returned as it is: the caller decides about redirects.
 
         `judge` sees every address before the socket connects to it (with a proxy:
         the proxy's addresses); an address it refuses is never connected to, and
         when it refuses them all the call fails with kind "resolve".
+
+        `engine`, the engine profile of the engine asking (REQ-SEC-005, REQ-SEC-017),
+        judges the URL's host and port before any I/O (through a proxy too: they are what
+        the tunnel is asked for) and, without a proxy, every address of the host before the
+        socket connects to it. A refusal fails the call with kind "egress"; nothing was
+        sent, so no header (an engine's credential) left for another destination. The
+        configured proxy's own addresses are the operator's setting and not judged.
         """
         if max_bytes < 0:
             raise ValueError("max_bytes must not be negative")
         if not (connect_timeout_s > 0 and total_timeout_s > 0):
             raise ValueError("timeouts must be positive")
         target = _parse_url(url, allow_http)
+        if engine is not None and not engine.target(target.host, target.port).allowed:
+            _fail("egress", "the request is not for the engine's configured endpoint")
         request = self._request(target, _check_headers(headers))
+        if engine is not None and self._proxy is None:
+            judge = _engine_judge(engine, target.host, judge)
+            refusal: ErrorKind = "egress"
+        else:
+            refusal = "resolve"
         try:
             with anyio.fail_after(total_timeout_s):
-                return await self._get(target, request, max_bytes, connect_timeout_s, judge)
+                return await self._get(
+                    target, request, max_bytes, connect_timeout_s, judge, refusal
+                )
         except TimeoutError:
             raise ClientError("timeout", "the request did not complete in time") from None
 
@@ -502,8 +529,9 @@ class EngineClient:
         max_bytes: int,
         connect_timeout_s: float,
         judge: Judge | None,
+        refusal: ErrorKind,
     ) -> Response:
-        stream = await self._open(target, connect_timeout_s, judge)
+        stream = await self._open(target, connect_timeout_s, judge, refusal)
         try:
             return await self._exchange(stream, request, max_bytes)
         finally:
@@ -513,14 +541,14 @@ class EngineClient:
 
     # A later keep-alive pool would keep what _open returns and call _exchange again.
     async def _open(
-        self, target: _Target, connect_timeout_s: float, judge: Judge | None
+        self, target: _Target, connect_timeout_s: float, judge: Judge | None, refusal: ErrorKind
     ) -> ByteStream:
         hop_host, hop_literal, hop_port = (
             (target.host, target.literal, target.port)
             if self._proxy is None
             else (self._proxy.host, literal_address(self._proxy.host), self._proxy.port)
         )
-        addresses = await self._addresses(hop_host, hop_literal, hop_port, judge)
+        addresses = await self._addresses(hop_host, hop_literal, hop_port, judge, refusal)
         with anyio.move_on_after(connect_timeout_s) as connecting:
             stream = await _connect_in_order(addresses, hop_port, connecting.deadline)
             try:
@@ -535,7 +563,12 @@ class EngineClient:
         _fail("timeout", "the connection was not established in time")
 
     async def _addresses(
-        self, host: str, literal: IPAddress | None, port: int, judge: Judge | None
+        self,
+        host: str,
+        literal: IPAddress | None,
+        port: int,
+        judge: Judge | None,
+        refusal: ErrorKind,
     ) -> list[IPAddress]:
         if literal is not None:
             found = [literal]
@@ -548,7 +581,7 @@ class EngineClient:
                 _fail("resolve", "the host name could not be resolved")
         allowed = [a for a in found if judge is None or judge(a)]
         if not allowed:
-            _fail("resolve", "the host has no address that may be connected to")
+            _fail(refusal, "the host has no address that may be connected to")
         return allowed
 
     async def _exchange(self, stream: ByteStream, request: h11.Request, max_bytes: int) -> Response:

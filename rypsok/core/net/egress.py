@@ -3,7 +3,10 @@
 One component, two profiles. The agent-directed profile (fetches and
 robots.txt reads, REQ-SEC-006) admits only globally routable unicast
 addresses and names that can name a public site; the engine profile
-(REQ-SEC-017) admits the configured host and port of an engine only.
+(REQ-SEC-017) admits the configured host and port of an engine only, and of
+that host's addresses those the built-in table admits, unless the operator
+named the endpoint's address (a literal, localhost, an allow rule). The
+engine client asks it of every engine request (net/client.py, `engine=`).
 
 Pure: no resolver, no socket. The fetch pipeline calls `judge_host` on the
 URL's host before resolution and `judge_address` on every address it is
@@ -58,6 +61,7 @@ Reason = Literal[
     "malformed",
     "port",
     "engine_host",
+    "engine_endpoint",
 ]
 
 
@@ -426,13 +430,81 @@ class EgressPolicy:
         name, address = parsed
         return self._matches(self._allow, name, address)
 
+    # -- the engine profile (REQ-SEC-017) --
+
     @staticmethod
-    def judge_engine(configured_host: str, configured_port: int, host: str, port: int) -> Verdict:
-        """The engine profile: only the endpoint the operator configured (REQ-SEC-017)."""
-        wanted = EgressPolicy._host(configured_host)
+    def judge_engine(endpoint: EngineEndpoint, host: str, port: int) -> Verdict:
+        """A request's target (the URL's host and port, also through a proxy), before any
+        I/O: the endpoint of the engine as configured, nothing else."""
+        wanted = EgressPolicy._host(endpoint.host)
         given = EgressPolicy._host(host)
         if wanted is None or given is None:
             return Verdict(False, "malformed")
-        if wanted != given or configured_port != port:
+        if port != endpoint.port:
             return Verdict(False, "engine_host")
+        if not endpoint.editions:
+            return Verdict(True, "allowed") if given == wanted else Verdict(False, "engine_host")
+        name, parent = given[0], wanted[0]
+        # One label more, and never an empty one (to_ascii refuses those): <edition>.wikipedia.org
+        if name is not None and parent is not None and name.partition(".")[2] == parent:
+            return Verdict(True, "allowed")
+        return Verdict(False, "engine_host")
+
+    def judge_engine_address(
+        self, endpoint: EngineEndpoint, host: str, address: Address
+    ) -> Verdict:
+        """One address of an engine's host (*host* is the URL's, already judged by
+        judge_engine), about to be connected to.
+
+        Deny rules, then allow rules, then the endpoint as the operator wrote it, then the
+        built-in table: a private address is reached only when the operator named it, as an
+        address literal in the endpoint (base_url = "http://127.0.0.1:8080/w"), as
+        localhost, or by an allow rule; a name that merely resolves to one is refused.
+        """
+        parsed = self._host(host)
+        if parsed is None:
+            return Verdict(False, "malformed")
+        name, literal = parsed
+        address = _canonical(address)
+        if self._denied(name, address):
+            return Verdict(False, "deny_rule")
+        if self._matches(self._allow, None, address):
+            return Verdict(True, "allow_rule")
+        if self._matches(self._allow, name, None):
+            # As for fetches: an allowed name rebound to the metadata service does not reach it.
+            if address in _METADATA:
+                return Verdict(False, "builtin_address")
+            return Verdict(True, "allow_rule")
+        if address == literal or (name == "localhost" and address.is_loopback):
+            return Verdict(True, "engine_endpoint")
+        if refused_builtin(address) is not None:
+            return Verdict(False, "builtin_address")
         return Verdict(True, "allowed")
+
+
+@dataclass(frozen=True, slots=True)
+class EngineEndpoint:
+    """Where one engine's requests may go: its configured host and port (REQ-SEC-017).
+
+    With ``editions`` the host is a parent domain and the endpoint is any name one label
+    below it (Wikipedia's language editions, <edition>.wikipedia.org).
+    """
+
+    host: str
+    port: int
+    editions: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EngineProfile:
+    """The engine profile of the egress component, for one configured engine: what the
+    engine client asks of every request's target and of every address it connects to."""
+
+    policy: EgressPolicy
+    endpoint: EngineEndpoint
+
+    def target(self, host: str, port: int) -> Verdict:
+        return self.policy.judge_engine(self.endpoint, host, port)
+
+    def address(self, host: str, address: Address) -> Verdict:
+        return self.policy.judge_engine_address(self.endpoint, host, address)

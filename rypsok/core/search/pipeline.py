@@ -30,6 +30,7 @@ from rypsok.core.config.settings import Config, EngineSettings
 from rypsok.core.engines.base import Driver, EngineFailure, EngineQuery, PageDriver, RawResult
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
+from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.model import (
     Notice,
     NoticeCode,
@@ -42,6 +43,7 @@ from rypsok.core.model import (
     secret_in_query,
 )
 from rypsok.core.net.client import ClientError, EngineClient
+from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.hostname import is_loopback_host, literal_address
 from rypsok.core.parsing import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
@@ -93,6 +95,8 @@ class SearchService:
         self.drivers = drivers
         self.limiters = limiters
         self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
+        # The one egress component; the engine client asks its engine profile (REQ-SEC-017).
+        self.egress = EgressPolicy.from_config(config)
         # Without rules the built-in judgment alone applies; skip the per-URL verdict.
         self._host_rules = host_rules(config) if config.egress.allow or config.egress.deny else None
 
@@ -288,6 +292,7 @@ class SearchService:
                     connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
                     total_timeout_s=budget,
                     allow_http=engine.base_url is not None and _loopback_url(request.url),
+                    engine=EngineProfile(self.egress, endpoint_for(engine)),
                 )
                 latency_ms = int((anyio.current_time() - started) * 1000)
                 health.record_latency(latency_ms)
