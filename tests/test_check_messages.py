@@ -413,3 +413,18 @@ def test_what_rypsok_check_says_elsewhere_than_linux_the_figure_is_not_measured(
     assert line.endswith(
         "MiB; an estimate for CPython on Linux; measured on Linux; not measured for this platform)"
     )
+
+
+def test_req_cfg_005_defined_twice_where_the_scanner_stops_names_tomllibs_table() -> None:
+    # When the place scanner cannot follow a file, the table tomllib names is still shown,
+    # made safe like any other key (the text here stops the scanner at once).
+    from rypsok.core.config.load import _syntax_problem
+
+    message = "Cannot declare ('engines', 'w') twice (at line 3, column 5)"
+    assert _syntax_problem(message, "\x00").render() == (
+        "engines.w: defined more than once (line 3, column 5)"
+    )
+    message = "Cannot declare ('fetch', '\\x1b[2J') twice (at line 4, column 9)"
+    assert _syntax_problem(message, "\x00").render() == (
+        'fetch."\\u001B[2J": defined more than once (line 4, column 9)'
+    )

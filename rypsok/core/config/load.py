@@ -51,7 +51,9 @@ _SYNTAX = (
     ("Expected", "unexpected text"),
 )
 # tomllib names the table in these: "Cannot declare ('a', 'b') twice (at line 3, column 5)".
-_NAMED = re.compile(r"^Cannot (?:declare|mutate immutable namespace) (\(.*\))")
+_NAMED = re.compile(
+    r"^Cannot (?:declare|mutate immutable namespace) (\(.*\))(?: twice)? \(at (?:line|end)"
+)
 _DUPLICATE = (
     "Cannot declare",
     "Cannot overwrite",
