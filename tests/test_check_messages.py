@@ -309,13 +309,16 @@ def test_req_cfg_005_a_key_not_allowed_is_placed_at_the_key(write_config) -> Non
     ]
 
 
-def test_req_cfg_005_a_scraping_engine_written_as_dotted_keys_is_placed_at_its_type(
+def test_req_cfg_005_a_table_made_by_dotted_keys_is_placed_where_its_name_is_first_written(
     write_config,
 ) -> None:
     text = f'{VERSION}engines.ddg.type = "duckduckgo"\nengines.ddg.categories = ["general"]\n'
     found = problems(write_config, text)
     assert len(found) == 1 and found[0].startswith('engines.ddg: type "duckduckgo" scrapes')
-    assert found[0].endswith("(line 2, column 20)")
+    assert found[0].endswith("(line 2, column 9)")
+    assert problems(write_config, f"{VERSION}plugins . name = 1\n") == [
+        "plugins: an unknown table (line 2, column 1)"
+    ]
 
 
 def test_req_cfg_005_a_token_problem_names_the_key_that_gives_the_token(

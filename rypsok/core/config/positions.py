@@ -218,6 +218,8 @@ class _Scanner:
             if path in self.values:  # a dotted key into a value that is not a table
                 self.duplicated(path, start)
             self.dotted.add(path)
+            # The table a dotted key creates stands where its name is first written.
+            self.out.keys.setdefault(path, self.place(start))
         path = (*path, parts[-1][0])
         self.record(path, self.i, value=True, key=parts[-1][1])
         self.value(path)

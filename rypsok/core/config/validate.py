@@ -719,12 +719,8 @@ def _engine(
         r.add((*path, "type"), f"no such driver; one of {DRIVERS}")
         return None
     if admission.scraping and not scraping:
-        # The sentence names the engine's table: placed at its key, or at type when the
-        # table has no key of its own in the file (written as dotted keys).
-        if r.positions.key_at(path) is not None:
-            r.add(path, SCRAPING_REFUSED.format(driver=driver), key=True)
-        else:
-            r.add(path, SCRAPING_REFUSED.format(driver=driver), at=(*path, "type"))
+        # The sentence names the engine's table: placed at its key (`ddg` of [engines.ddg]).
+        r.add(path, SCRAPING_REFUSED.format(driver=driver), key=True)
     enabled = r.boolean(entry, path, "enabled", True)
     categories = _categories(r, entry, path)
     preference = r.ranged(entry, path, "preference", 100, -(2**31), 2**31 - 1)
