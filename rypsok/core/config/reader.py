@@ -25,13 +25,10 @@ class Reader:
         self.problems: list[Problem] = []
 
     # -- reporting ---------------------------------------------------------
-    def add(self, path: Path, message: str, *, at: Path | None = None, key: bool = False) -> None:
-        """A problem of *path*, placed at the value of *at* (default: *path*), or at the key
-        of *path* when the problem is the key itself (*key*)."""
-        if key:
-            where = self.positions.key_at(path)
-        else:
-            where = self.positions.at(path if at is None else at)
+    def add(self, path: Path, message: str, *, key: bool = False) -> None:
+        """A problem of *path*, placed at its value, or at its key (the first column of its
+        name) when the key itself is the problem (*key*): unknown, not allowed, a table's."""
+        where = self.positions.key_at(path) if key else self.positions.at(path)
         self.problems.append(Problem(render(path), message, where))
 
     def present(self, path: Path) -> bool:
