@@ -17,6 +17,7 @@ from rypsok.core.model import ToolError
 from rypsok.core.net.egress import (
     EgressPolicy,
     EngineEndpoint,
+    EngineProfile,
     Verdict,
     ends_in_number,
     parse_ipv4,
@@ -101,6 +102,20 @@ def test_req_sec_017_an_unreadable_engine_host_is_malformed_on_either_side() -> 
     assert POLICY.judge_engine_address(
         api, "bad host!", ipaddress.IPv4Address("8.8.8.8")
     ) == Verdict(False, "malformed")
+
+
+def test_req_sec_005_the_engine_profile_of_one_engine_asks_the_policy_with_its_endpoint() -> None:
+    policy = EgressPolicy(allow=(parse_rule("10.0.0.0/8"),), deny=(), ports=DEFAULT_FETCH_PORTS)
+    profile = EngineProfile(policy, EngineEndpoint("wiki.corp.example", 8443))
+    assert profile.target("wiki.corp.example", 8443) == Verdict(True, "allowed")
+    assert profile.target("wiki.corp.example", 443) == Verdict(False, "engine_host")
+    assert profile.target("other.example", 8443) == Verdict(False, "engine_host")
+    address = ipaddress.ip_address
+    assert profile.address("wiki.corp.example", address("10.1.2.3")) == Verdict(True, "allow_rule")
+    assert profile.address("wiki.corp.example", address("192.168.1.1")) == Verdict(
+        False, "builtin_address"
+    )
+    assert profile.address("wiki.corp.example", address("8.8.8.8")) == Verdict(True, "allowed")
 
 
 def test_req_sec_017_an_engine_endpoint_with_editions_admits_one_label_below_it() -> None:

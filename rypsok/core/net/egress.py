@@ -444,9 +444,9 @@ class EgressPolicy:
             return Verdict(False, "engine_host")
         if not endpoint.editions:
             return Verdict(True, "allowed") if given == wanted else Verdict(False, "engine_host")
-        name, parent = given[0], wanted[0]
+        name = given[0]
         # One label more, and never an empty one (to_ascii refuses those): <edition>.wikipedia.org
-        if name is not None and parent is not None and name.partition(".")[2] == parent:
+        if name is not None and name.partition(".")[2] == wanted[0]:
             return Verdict(True, "allowed")
         return Verdict(False, "engine_host")
 
