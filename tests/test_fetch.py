@@ -433,3 +433,52 @@ def test_req_page_004_no_body_is_buffered_beyond_the_bound(tmp_path: Path) -> No
             tracemalloc.stop()
     assert error.kind == "too_large"
     assert peak < 16 * 1024 * 1024  # the bound is 1 MiB; nothing near 200 MB was held
+
+
+# -- a redirect to another scheme (Reading a response: "the URL, or a redirect target") ----
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "ftp://files.qzx.example/report.pdf",
+        "file:///etc/passwd",
+        "data:text/html,<b>qzxsecret</b>",
+        "javascript:alert('qzxsecret')",
+        "JavaScript:void(0)",
+        "java\tscript:alert(1)",
+        "mailto:qzxsecret@example.org",
+    ],
+)
+def test_req_fetch_010_a_redirect_to_another_scheme_is_denied_without_disclosure(
+    tmp_path: Path, location: str
+) -> None:
+    stream = io.StringIO()
+    previous, log._stream = log._stream, stream
+    try:
+        with site(
+            {
+                "/a": Page(302, headers={"Location": "/b"}),
+                "/b": Page(301, headers={"Location": location}),
+            }
+        ) as s:
+            error = refused(make(tmp_path), url=s.url("/a"))
+    finally:
+        log._stream = previous
+    assert error.kind == "denied" and error.detail == {"reason": "scheme"}
+    assert error.message == "the URL scheme is not allowed; use an https URL"
+    said = error.message + json.dumps(error.detail) + stream.getvalue()
+    for part in ("qzx", "files", "passwd", "alert", "void", "mailto", "ftp:", "data:"):
+        assert part not in said
+    events = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert {"event": "refused", "reason": "scheme"}.items() <= next(
+        e for e in events if e["event"] == "refused"
+    ).items()
+
+
+def test_req_fetch_010_a_redirect_to_another_scheme_names_http_when_allowed(tmp_path: Path) -> None:
+    with site({"/a": Page(302, headers={"Location": "ftp://qzx.example/f"})}, tls=False) as s:
+        core = make(tmp_path, '[egress]\nallow = ["127.0.0.1"]\nallow_http = true\n')
+        error = refused(core, url=s.url("/a"))
+    assert error.detail == {"reason": "scheme"}
+    assert error.message == "the URL scheme is not allowed; use an http or https URL"

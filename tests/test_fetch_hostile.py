@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.site import Page, site
 from tests.test_fetch import ALLOW_LOCAL, ARTICLE, fetch, make, refused
 
@@ -138,3 +140,89 @@ def test_req_sec_014_the_process_survives_a_series_of_hostile_pages(tmp_path: Pa
 
                 assert isinstance(exc, ToolError)
         assert fetch(core, url=s.url("/4"))["outcome"] == "ok"
+
+
+# -- text is text (REQ-PAGE-005, REQ-SEC-015; issue 14, item 13) ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected", "removed"),
+    [
+        (b"Ring the bell\x07 twice.", "text/plain", "Ring the bell twice.", 1),
+        (b"ok\x07\x07\x07\x1b[1m!", "text/plain", "ok[1m!", 4),
+        (
+            "A stray\u009b C1 control.".encode(),
+            "text/plain; charset=utf-8",
+            "A stray C1 control.",
+            1,
+        ),
+        (b"Stray\x81 byte.", "text/plain; charset=windows-1252", "Stray byte.", 1),
+        (b"Stray\x81 byte, undeclared.", "text/plain", "Stray byte, undeclared.", 1),
+        (b"<p>Hello\x07 world, with a bell.</p>", "text/html", "Hello world, with a bell.", 1),
+        # 0x85 is a character in windows-1252 (the ellipsis), not a control.
+        (
+            b"Caf\xe9 \x85 au lait.",
+            "text/plain; charset=windows-1252",
+            "Caf\u00e9 \u2026 au lait.",
+            0,
+        ),
+    ],
+)
+def test_req_page_005_req_sec_015_a_control_character_in_text_is_removed_and_counted(
+    tmp_path: Path, body: bytes, content_type: str, expected: str, removed: int
+) -> None:
+    with site({"/t": Page(body=body, content_type=content_type)}) as s:
+        answer = fetch(make(tmp_path), url=s.url("/t"))
+    assert answer["content"] == expected
+    notices = [n for n in answer["notices"] if n["code"] == "characters_removed"]
+    assert notices == ([{"code": "characters_removed", "count": removed}] if removed else [])
+
+
+def test_req_page_005_a_text_that_is_only_a_control_is_empty_not_binary(tmp_path: Path) -> None:
+    with site({"/t": Page(body=b"\x07", content_type="text/plain")}) as s:
+        error = refused(make(tmp_path), url=s.url("/t"))
+    assert error.detail == {"reason": "extraction_failed"}
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"\x00\x01\x02\x03 not text \x00\x00", "text/plain"),
+        (
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Length 3 0 R >>\nstream\x00\x00\x10\x00",
+            "text/plain",
+        ),
+        (b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + b"zip data" * 50, "text/html"),
+        (bytes(range(256)) * 20, "text/html"),
+    ],
+)
+def test_req_page_005_nul_bytes_outside_utf16_make_a_body_binary(
+    tmp_path: Path, body: bytes, content_type: str
+) -> None:
+    with site({"/b": Page(body=body, content_type=content_type)}) as s:
+        error = refused(make(tmp_path), url=s.url("/b"))
+    assert error.kind == "unsupported_content"
+    assert error.detail == {"reason": "media_type", "media_type": "application/octet-stream"}
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (
+            "A page in UTF-16, with a bell\u0007.".encode("utf-16-le"),
+            "text/plain; charset=utf-16le",
+        ),
+        (
+            "A page in UTF-16, with a bell\u0007.".encode("utf-16-be"),
+            "text/plain; charset=UTF-16BE",
+        ),
+        ("A page in UTF-16, with a bell\u0007.".encode("utf-16"), "text/plain"),
+    ],
+)
+def test_req_page_005_nul_bytes_of_utf16_are_text(
+    tmp_path: Path, body: bytes, content_type: str
+) -> None:
+    with site({"/u": Page(body=body, content_type=content_type)}) as s:
+        answer = fetch(make(tmp_path), url=s.url("/u"))
+    assert answer["content"] == "A page in UTF-16, with a bell."
+    assert {"code": "characters_removed", "count": 1} in answer["notices"]

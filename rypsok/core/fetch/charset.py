@@ -11,9 +11,9 @@ The order, first match wins:
 3. a ``<meta charset>`` or ``<meta http-equiv="Content-Type">`` in the first
    1024 bytes (html5lib's prescan, the standard's algorithm; a UTF-16 label
    there means UTF-8, since the bytes were readable as ASCII);
-4. nothing declared: UTF-8 when the whole body is valid UTF-8, else
-   charset-normalizer's guess from at most the first 64 KiB;
-5. UTF-8.
+4. nothing declared: UTF-8 when the whole body is valid UTF-8, else the legacy
+   encoding a browser would pick (:mod:`rypsok.core.fetch.legacy`: only the
+   standard's encodings, windows-1252 unless another is clearly better).
 
 Two WHATWG encodings have no Python codec and are read as the standard says:
 ``x-user-defined`` (bytes 0x80-0xFF to U+F780-U+F7FF) and ``replacement``, the
@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import codecs
 
-import charset_normalizer
 from html5lib._inputstream import EncodingParser, lookupEncoding
 
-__all__ = ["DETECT_BYTES", "PRESCAN_BYTES", "decode", "resolve"]
+from rypsok.core.fetch import legacy
+from rypsok.core.fetch.legacy import DETECT_BYTES
+
+__all__ = ["BINARY_BYTES", "DETECT_BYTES", "PRESCAN_BYTES", "binary", "decode", "resolve"]
 
 PRESCAN_BYTES = 1024
-DETECT_BYTES = 64 * 1024
+# As git and grep do: a NUL in the first 8 KiB is what tells a binary file from text.
+BINARY_BYTES = 8 * 1024
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -43,6 +46,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _UTF16 = frozenset({"utf-16le", "utf-16be", "utf-16"})
+_UTF16_CODECS = frozenset({"utf-16-le", "utf-16-be"})
 # x-user-defined: ASCII as it is, every other byte to the private-use row U+F780-U+F7FF.
 _X_USER_DEFINED = {byte: 0xF700 + byte for byte in range(0x80, 0x100)}
 
@@ -72,27 +76,12 @@ def _prescan(head: bytes) -> str | None:
     return name
 
 
-def _detect(body: bytes) -> str | None:
+def _detect(body: bytes) -> str:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        pass
-    else:
-        return "utf-8"
-    try:
-        best = charset_normalizer.from_bytes(body[:DETECT_BYTES]).best()
-    except Exception:  # detection is a guess; a failure falls back to UTF-8
-        return None
-    if best is None:
-        return None
-    return _lookup(best.encoding) or _python_codec(best.encoding)
-
-
-def _python_codec(name: str) -> str | None:
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
+        return legacy.detect(body)
+    return "utf-8"
 
 
 def resolve(body: bytes, declared: str | None) -> tuple[str, int]:
@@ -100,8 +89,32 @@ def resolve(body: bytes, declared: str | None) -> tuple[str, int]:
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name, len(bom)
-    codec = _lookup(declared) or _prescan(body[:PRESCAN_BYTES]) or _detect(body) or "utf-8"
+    codec = _lookup(declared) or _prescan(body[:PRESCAN_BYTES]) or _detect(body)
     return codec, 0
+
+
+def binary(body: bytes, declared: str | None) -> bool:
+    """Whether ``body`` holds bytes that no text in its encoding has: NUL bytes outside
+    UTF-16 (a control such as BEL is text, which the boundary removes and counts).
+
+    One stray NUL is tolerated, as HTML replaces it; two or more in the first
+    :data:`BINARY_BYTES` make the body binary. Cheap, without detection: a NUL
+    byte is NUL in every candidate of detection, and UTF-16 comes only from a
+    byte order mark or the header."""
+    codec, _skip = (
+        resolve(body[:PRESCAN_BYTES], declared) if _maybe_utf16(body, declared) else ("", 0)
+    )
+    if codec in _UTF16_CODECS:
+        return False
+    return body.count(0, 0, BINARY_BYTES) > 1
+
+
+def _maybe_utf16(body: bytes, declared: str | None) -> bool:
+    """A byte order mark or a header label can make NUL bytes text; nothing else can."""
+    return (
+        body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        or _lookup(declared) in _UTF16_CODECS
+    )
 
 
 def decode(body: bytes, declared: str | None) -> str:
@@ -112,6 +125,8 @@ def decode(body: bytes, declared: str | None) -> str:
         return "\ufffd" if len(data) else ""
     if codec == "x-user-defined":
         return bytes(data).decode("latin-1").translate(_X_USER_DEFINED)
+    if codec == legacy.DEFAULT:
+        return legacy.decode_default(data)
     try:
         return codecs.decode(data, codec, errors="replace")
     except (LookupError, UnicodeError, TypeError):

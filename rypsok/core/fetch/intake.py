@@ -133,6 +133,13 @@ def parse_fetch_url(url: str, *, allow_http: bool, secret_mode: str) -> FetchTar
     )
 
 
+def scheme_of(url: str) -> str | None:
+    """The scheme of *url* as a browser reads it, lower case; None when it has none."""
+    text = url.strip(_C0_OR_SPACE).replace("\t", "").replace("\n", "").replace("\r", "")
+    match = _SCHEME.match(text)
+    return match.group(1).lower() if match else None
+
+
 def _secret_check(url: str, mode: str) -> UrlSecret | None:
     """Raise for a credential or a secret the mode refuses; the finding to log in warn mode."""
     found = check_url(url)

@@ -28,14 +28,13 @@ from rypsok.core.config.settings import Config
 from rypsok.core.fetch import charset, errors
 from rypsok.core.fetch.html.extract import extract, extract_text
 from rypsok.core.fetch.html.tree import parse_html
-from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url
+from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
     ALLOW_ALL,
-    DISALLOW_ALL,
     RobotsCache,
     RobotsRules,
-    parse_robots,
+    parse_robots_prefix,
     rules_for_status,
 )
 from rypsok.core.fetch.strict import ReturnedUrls
@@ -202,9 +201,15 @@ class FetchService:
 
     def _next_hop(self, current: FetchTarget, location: str, hop: int) -> FetchTarget:
         f = self.config.fetch
+        joined = _join(current.url, location)
+        if scheme_of(joined) not in (None, "http", "https"):
+            # ftp:, file:, data:, javascript: ... the book's first message for the scheme,
+            # which names no part of the target, nor does the log line.
+            log.info("refused", tool="web_fetch", reason="scheme")
+            raise errors.scheme_not_allowed(allow_http=self.config.egress.allow_http)
         try:
             nxt = parse_fetch_url(
-                _join(current.url, location),
+                joined,
                 allow_http=self.config.egress.allow_http,
                 secret_mode=self.config.privacy.secret_detection,
             )
@@ -245,23 +250,18 @@ class FetchService:
             secret_mode=_OWN_URL,
         )
         for _ in range(ROBOTS_REDIRECTS + 1):
-            try:
-                response = await self._get(
-                    current,
-                    deadline,
-                    accept="text/plain",
-                    max_bytes=limits.default("LIM-F13"),
-                    upgraded=target.upgraded,
-                    allow_http=target.scheme == "http",
-                )
-            except ToolError as error:
-                if error.kind != "too_large":
-                    # The site cannot be reached: the page could not be either, and the
-                    # caller hears it as such (network, deadline, or the https retry).
-                    raise
-                # A file above LIM-F13 cannot be read whole: the cautious reading of the
-                # site's wishes is to read nothing there.
-                return DISALLOW_ALL
+            # A site that cannot be reached fails here: the page could not be read either,
+            # and the caller hears it as such (network, deadline, or the https retry). A
+            # file above LIM-F13 is read up to the bound and no further (RFC 9309 2.5).
+            response = await self._get(
+                current,
+                deadline,
+                accept="text/plain",
+                max_bytes=limits.default("LIM-F13"),
+                upgraded=target.upgraded,
+                allow_http=target.scheme == "http",
+                cut=True,
+            )
             if response.status in (301, 302, 303, 307, 308):
                 try:
                     nxt = parse_fetch_url(
@@ -276,7 +276,7 @@ class FetchService:
                 current = nxt
                 continue
             by_status = rules_for_status(response.status)
-            return by_status if by_status is not None else parse_robots(response.body)
+            return by_status if by_status is not None else parse_robots_prefix(response.body)
         return ALLOW_ALL
 
     async def _get(
@@ -288,6 +288,7 @@ class FetchService:
         max_bytes: int,
         upgraded: bool,
         allow_http: bool | None = None,
+        cut: bool = False,
     ) -> Response:
         f = self.config.fetch
         left = deadline - anyio.current_time()
@@ -303,6 +304,7 @@ class FetchService:
                 total_timeout_s=left,
                 allow_http=self.config.egress.allow_http if allow_http is None else allow_http,
                 judge=self._judge(target, record),
+                cut=cut,
             )
         except ClientError as error:
             if record.reason is not None:
@@ -410,27 +412,16 @@ def _declared_charset(response: Response) -> str | None:
 
 
 def _media_kind(response: Response) -> str:
-    """html or text; anything else ends the call (sniffing only tells HTML from text)."""
+    """html or text; anything else ends the call (sniffing only tells HTML from text).
+
+    A control character such as BEL is text (the boundary removes and counts it); only
+    bytes no text has in the page's encoding make it binary (charset.binary)."""
     media = _media_type(response)
     if media is not None and media not in READABLE:
         raise errors.unsupported_media(media)
-    if _looks_binary(response.body):
+    if charset.binary(response.body, _declared_charset(response)):
         raise errors.unsupported_media("application/octet-stream")
     if media is None:
         head = response.body[:1024].lstrip().lower()
         return "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
     return READABLE[media]
-
-
-_CONTROL_BYTES = (
-    frozenset(range(0x09)) | frozenset(range(0x0E, 0x1B)) | frozenset(range(0x1C, 0x20))
-)
-
-
-def _looks_binary(body: bytes) -> bool:
-    """More than a tenth of control bytes at the start: not text, whatever it claims.
-    (A stray NUL in a page is replaced later; ESC stays, ISO-2022-JP needs it.)"""
-    head = body[:4096]
-    if not head or head.startswith((b"\xfe\xff", b"\xff\xfe")):  # UTF-16 has many NULs
-        return False
-    return sum(1 for b in head if b in _CONTROL_BYTES) * 10 > len(head)

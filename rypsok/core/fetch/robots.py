@@ -37,11 +37,13 @@ Matching:
 * wildcards match greedily segment by segment (``str.find``), never by
   backtracking, so a rule costs time linear in the target.
 
-Bounds: at most :data:`MAX_RULES` rules are kept (the first ones of the
-applicable groups, in file order; the rest are ignored like bytes past
-LIM-F13), and a rule with more than :data:`MAX_PATTERN_LITERAL` literal
-octets is dropped: it cannot match the normal form of any URL of LIM-F9
-characters, so dropping it changes no verdict. Runs of ``*`` are collapsed.
+Bounds: a file is read up to LIM-F13 bytes and the rules there apply
+(:func:`parse_robots_prefix` drops a line the bound cut); at most
+:data:`MAX_RULES` rules are kept (the first ones of the applicable groups,
+in file order; the rest are ignored like bytes past LIM-F13), and a rule
+with more than :data:`MAX_PATTERN_LITERAL` literal octets is dropped: it
+cannot match the normal form of any URL of LIM-F9 characters, so dropping
+it changes no verdict. Runs of ``*`` are collapsed.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ __all__ = [
     "RobotsCache",
     "RobotsRules",
     "parse_robots",
+    "parse_robots_prefix",
     "rules_for_status",
 ]
 
@@ -205,6 +208,19 @@ def parse_robots(body: bytes, product: str = "rypsok") -> RobotsRules:
         return _parse(body[: limits.default("LIM-F13")], product)
     except Exception:  # pragma: no cover - a defect: stay away rather than fail the fetch
         return DISALLOW_ALL
+
+
+def parse_robots_prefix(body: bytes, product: str = "rypsok") -> RobotsRules:
+    """The rules of a file read up to LIM-F13 bytes (RFC 9309 2.5: a parser reads at least
+    500 KiB of it), which may have cut the file: a body that reaches the bound loses its
+    last line when no line end follows it, since the rest of that rule was never read
+    (``Disallow: /private/area`` cut to ``Disallow: /pri`` would refuse far more)."""
+    bound = limits.default("LIM-F13")
+    if len(body) >= bound:
+        body = body[:bound]
+        end = max(body.rfind(b"\n"), body.rfind(b"\r"))
+        body = body[: end + 1]
+    return parse_robots(body, product)
 
 
 def _parse(body: bytes, product: str) -> RobotsRules:

@@ -197,21 +197,27 @@ def _check_headers(headers: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 class _BodySink:
-    """Collects a body, decompressing gzip, and refuses it past max_bytes.
+    """Collects a body, decompressing gzip, and refuses it past max_bytes (or, with
+    ``cut``, keeps its first max_bytes and is ``full``).
 
     The bound is counted on the bytes produced, as they are produced: inflate is
     asked for at most one byte more than the room left, so a gzip bomb never
     allocates beyond the bound (REQ-SEC-013).
     """
 
-    def __init__(self, max_bytes: int, gzip: bool) -> None:
+    def __init__(self, max_bytes: int, gzip: bool, cut: bool = False) -> None:
         self._max = max_bytes
         self._parts: list[bytes] = []
         self._size = 0
         self._inflater = zlib.decompressobj(_GZIP_WBITS) if gzip else None
         self._seen_input = False
+        self._cut = cut
+        self.full = False
 
     def _add(self, data: bytes) -> None:
+        if self._cut and self._size + len(data) > self._max:
+            data = data[: self._max - self._size]
+            self.full = True
         self._size += len(data)
         if self._size > self._max:
             _fail("too_large", "the response body is larger than allowed")
@@ -232,7 +238,7 @@ class _BodySink:
 
     def _inflate(self, data: bytes) -> None:
         assert self._inflater is not None
-        while data:
+        while data and not self.full:
             if self._inflater.eof:  # a further gzip member (RFC 1952 allows several)
                 self._inflater = zlib.decompressobj(_GZIP_WBITS)
             room = self._max - self._size
@@ -243,7 +249,12 @@ class _BodySink:
             data = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
 
     def finish(self) -> bytes:
-        if self._inflater is not None and self._seen_input and not self._inflater.eof:
+        if (
+            self._inflater is not None
+            and self._seen_input
+            and not self._inflater.eof
+            and not self.full
+        ):
             _fail("protocol", "the compressed response body was cut short")
         return b"".join(self._parts)
 
@@ -470,8 +481,12 @@ class EngineClient:
         allow_http: bool = False,
         judge: Judge | None = None,
         engine: EngineProfile | None = None,
+        cut: bool = False,
     ) -> Response:
         """One GET. A 3xx is returned as it is: the caller decides about redirects.
+
+        With `cut`, a body longer than max_bytes is not refused: its first max_bytes
+        are returned and the rest is never read (the connection is dropped).
 
         `judge` sees every address before the socket connects to it (with a proxy:
         the proxy's addresses); an address it refuses is never connected to, and
@@ -500,7 +515,7 @@ class EngineClient:
         try:
             with anyio.fail_after(total_timeout_s):
                 return await self._get(
-                    target, request, max_bytes, connect_timeout_s, judge, refusal
+                    target, request, max_bytes, connect_timeout_s, judge, refusal, cut
                 )
         except TimeoutError:
             raise ClientError("timeout", "the request did not complete in time") from None
@@ -530,10 +545,11 @@ class EngineClient:
         connect_timeout_s: float,
         judge: Judge | None,
         refusal: ErrorKind,
+        cut: bool = False,
     ) -> Response:
         stream = await self._open(target, connect_timeout_s, judge, refusal)
         try:
-            return await self._exchange(stream, request, max_bytes)
+            return await self._exchange(stream, request, max_bytes, cut)
         finally:
             # Forceful: no TLS close_notify round trip, so a cancelled call
             # drops the socket at once (REQ-MCP-007).
@@ -584,7 +600,9 @@ class EngineClient:
             _fail(refusal, "the host has no address that may be connected to")
         return allowed
 
-    async def _exchange(self, stream: ByteStream, request: h11.Request, max_bytes: int) -> Response:
+    async def _exchange(
+        self, stream: ByteStream, request: h11.Request, max_bytes: int, cut: bool = False
+    ) -> Response:
         conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_MAX_BYTES)
         await _send(stream, conn.send(request) + (conn.send(h11.EndOfMessage()) or b""))
         reader = _Reader(conn, stream)
@@ -592,14 +610,16 @@ class EngineClient:
         headers = tuple((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in head.headers)
         gzip = _content_coding(headers)
         declared = _declared_length(headers)
-        if not gzip and declared is not None and declared > max_bytes:
+        if not gzip and declared is not None and declared > max_bytes and not cut:
             # Early refusal only; the bound below is what is enforced.
             _fail("too_large", "the response body is larger than allowed")
-        sink = _BodySink(max_bytes, gzip)
+        sink = _BodySink(max_bytes, gzip, cut)
         while True:
             event = await reader.next_event()
             if isinstance(event, h11.Data):
                 sink.feed(bytes(event.data))
+                if sink.full:  # the rest is never read: the caller closes the stream
+                    return Response(head.status_code, headers, sink.finish())
             elif isinstance(event, h11.EndOfMessage):
                 return Response(head.status_code, headers, sink.finish())
             else:
