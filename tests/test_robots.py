@@ -19,6 +19,7 @@ from rypsok.core.fetch.robots import (
     RobotsCache,
     RobotsRules,
     parse_robots,
+    parse_robots_prefix,
     rules_for_status,
 )
 from tests.conftest import FakeClock
@@ -381,6 +382,47 @@ def test_req_cmp_005_at_most_lim_f13_bytes_are_read() -> None:
     assert not r.allows("/early")
     assert not r.allows("/inside")
     assert r.allows("/beyond")
+
+
+BOUND = limits.default("LIM-F13")
+
+
+def _up_to_the_bound(head: bytes, last: bytes, end: bytes) -> bytes:
+    """``head``, a comment, then ``last`` ending exactly at the bound."""
+    return head + b"#" * (BOUND - len(head) - len(end) - len(last)) + end + last
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_req_cmp_005_lim_f13_a_line_the_bound_cuts_is_dropped(end: bytes) -> None:
+    head = b"User-agent: *" + end + b"Disallow: /early" + end
+    body = _up_to_the_bound(head, b"Disallow: /p", end) + b"age-archive" + end
+    r = parse_robots_prefix(body)
+    assert not r.allows("/early")  # the lines before it stay
+    assert r.allows("/page")  # not read as Disallow: /p
+
+
+def test_req_cmp_005_lim_f13_a_body_of_exactly_the_bound_may_have_been_cut() -> None:
+    body = _up_to_the_bound(b"User-agent: *\n", b"Disallow: /p", b"\n")
+    assert len(body) == BOUND
+    assert parse_robots_prefix(body).allows("/page")
+    assert not parse_robots(body).allows("/page")  # what reading it whole would say
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_req_cmp_005_lim_f13_the_last_whole_line_before_the_bound_is_read_as_written(
+    end: bytes,
+) -> None:
+    body = _up_to_the_bound(b"User-agent: *" + end, b"Disallow: /page-archive" + end, end)
+    assert len(body) == BOUND
+    r = parse_robots_prefix(body + b"Disallow: /" + end)
+    assert not r.allows("/page-archive/2024")
+    assert r.allows("/page-archiv")  # its last character was kept
+    assert r.allows("/other")  # nothing past the bound
+
+
+def test_req_cmp_005_lim_f13_a_body_below_the_bound_is_read_whole() -> None:
+    r = parse_robots_prefix(b"User-agent: *\nDisallow: /early\nDisallow: /last")
+    assert not r.allows("/early") and not r.allows("/last")
 
 
 @pytest.mark.parametrize("agent", ["*", "rypsok"])

@@ -210,7 +210,7 @@ def parse_robots(body: bytes, product: str = "rypsok") -> RobotsRules:
         return DISALLOW_ALL
 
 
-def parse_robots_prefix(body: bytes, product: str = "rypsok") -> RobotsRules:
+def parse_robots_prefix(body: bytes) -> RobotsRules:
     """The rules of a file read up to LIM-F13 bytes (RFC 9309 2.5: a parser reads at least
     500 KiB of it), which may have cut the file: a body that reaches the bound loses its
     last line when no line end follows it, since the rest of that rule was never read
@@ -220,7 +220,7 @@ def parse_robots_prefix(body: bytes, product: str = "rypsok") -> RobotsRules:
         body = body[:bound]
         end = max(body.rfind(b"\n"), body.rfind(b"\r"))
         body = body[: end + 1]
-    return parse_robots(body, product)
+    return parse_robots(body)
 
 
 def _parse(body: bytes, product: str) -> RobotsRules:
