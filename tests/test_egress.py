@@ -639,7 +639,8 @@ def test_req_sec_005_the_engine_profile_admits_the_configured_endpoint_only() ->
     assert judge(api, "api.search.example", 8443) == Verdict(False, "engine_host")
     assert judge(api, "evil.example", 443) == Verdict(False, "engine_host")
     # A private endpoint the operator configured is the operator's choice (REQ-SEC-017).
-    assert judge(EngineEndpoint("10.0.0.5", 8080), "10.0.0.5", 8080) == Verdict(True, "allowed")
+    private = EngineEndpoint("10.0.0.5", 8080, configured=True)
+    assert judge(private, "10.0.0.5", 8080) == Verdict(True, "allowed")
     assert judge(EngineEndpoint("a..example", 443), "a..example", 443) == Verdict(
         False, "malformed"
     )
@@ -654,32 +655,74 @@ def _engine_address(
 @pytest.mark.parametrize(
     ("address", "allow", "deny", "verdict"),
     [
-        # A name the operator configured, resolving to a public address: admitted.
+        # A provider's own name resolving to a public address: admitted.
         ("93.184.215.14", (), (), Verdict(True, "allowed")),
-        # ... to an address the table refuses: refused unless an allow rule names it.
+        # ... to an address the table refuses (a poisoned answer): refused unless an allow
+        # rule names it.
         ("127.0.0.1", (), (), Verdict(False, "builtin_address")),
         ("::ffff:127.0.0.1", (), (), Verdict(False, "builtin_address")),
+        ("::1", (), (), Verdict(False, "builtin_address")),
         ("10.1.2.3", (), (), Verdict(False, "builtin_address")),
         ("fd12::1", (), (), Verdict(False, "builtin_address")),
         ("169.254.169.254", (), (), Verdict(False, "builtin_address")),
-        ("10.1.2.3", ("wiki.corp.example",), (), Verdict(True, "allow_rule")),
-        ("10.1.2.3", ("*.corp.example",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("en.wikipedia.org",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("*.wikipedia.org",), (), Verdict(True, "allow_rule")),
         ("10.1.2.3", ("10.0.0.0/8",), (), Verdict(True, "allow_rule")),
         ("10.1.2.3", ("other.example",), (), Verdict(False, "builtin_address")),
         # An allowed name rebound to the metadata service does not reach it; an address
         # rule naming the metadata address does.
-        ("169.254.169.254", ("wiki.corp.example",), (), Verdict(False, "builtin_address")),
+        ("169.254.169.254", ("en.wikipedia.org",), (), Verdict(False, "builtin_address")),
         ("169.254.169.254", ("169.254.169.254",), (), Verdict(True, "allow_rule")),
         # A deny rule refuses even what an allow rule admits, in every notation.
         ("93.184.215.14", (), ("93.184.215.0/24",), Verdict(False, "deny_rule")),
         ("2002:5db8:d70e::1", (), ("93.184.215.14",), Verdict(False, "deny_rule")),
+        ("10.1.2.3", ("10.0.0.0/8",), ("en.wikipedia.org",), Verdict(False, "deny_rule")),
+    ],
+)
+def test_req_sec_005_req_sec_017_every_address_of_a_builtin_endpoint_passes_the_table(
+    address: str, allow: tuple[str, ...], deny: tuple[str, ...], verdict: Verdict
+) -> None:
+    # Not written by the operator (no base_url): the built-in table judges after the rules.
+    endpoint = EngineEndpoint("wikipedia.org", 443, editions=True)
+    policy = _policy(allow=allow, deny=deny)
+    assert _engine_address(endpoint, "en.wikipedia.org", address, policy) == verdict
+
+
+@pytest.mark.parametrize(
+    ("address", "allow", "deny", "verdict"),
+    [
+        # The operator's base_url is the operator's trust (NET-15): any address its name
+        # resolves to, a private one without an allow rule.
+        ("93.184.215.14", (), (), Verdict(True, "engine_endpoint")),
+        ("127.0.0.1", (), (), Verdict(True, "engine_endpoint")),
+        ("::ffff:127.0.0.1", (), (), Verdict(True, "engine_endpoint")),
+        ("::1", (), (), Verdict(True, "engine_endpoint")),
+        ("10.1.2.3", (), (), Verdict(True, "engine_endpoint")),
+        ("fd12::1", (), (), Verdict(True, "engine_endpoint")),
+        ("169.254.1.1", (), (), Verdict(True, "engine_endpoint")),
+        # ... but never the metadata service by a name (a rebinding, not the operator's word).
+        ("169.254.169.254", (), (), Verdict(False, "builtin_address")),
+        ("::ffff:169.254.169.254", (), (), Verdict(False, "builtin_address")),
+        ("fd00:ec2::254", (), (), Verdict(False, "builtin_address")),
+        ("100.100.100.200", (), (), Verdict(False, "builtin_address")),
+        ("169.254.169.254", ("wiki.corp.example",), (), Verdict(False, "builtin_address")),
+        # unless an address rule names it.
+        ("169.254.169.254", ("169.254.169.254",), (), Verdict(True, "allow_rule")),
+        # Allow rules are read before the endpoint, so the log names the rule.
+        ("10.1.2.3", ("wiki.corp.example",), (), Verdict(True, "allow_rule")),
+        ("10.1.2.3", ("10.0.0.0/8",), (), Verdict(True, "allow_rule")),
+        # Deny rules win over the operator's endpoint too, in every notation.
+        ("127.0.0.1", (), ("127.0.0.0/8",), Verdict(False, "deny_rule")),
+        ("10.1.2.3", (), ("wiki.corp.example",), Verdict(False, "deny_rule")),
+        ("10.1.2.3", (), ("*.corp.example",), Verdict(False, "deny_rule")),
+        ("2002:5db8:d70e::1", (), ("93.184.215.14",), Verdict(False, "deny_rule")),
         ("10.1.2.3", ("10.0.0.0/8",), ("wiki.corp.example",), Verdict(False, "deny_rule")),
     ],
 )
-def test_req_sec_005_req_sec_017_the_engine_profile_judges_every_address_of_a_named_endpoint(
+def test_req_sec_005_req_sec_017_every_address_of_a_base_url_endpoint_is_the_operator_s_trust(
     address: str, allow: tuple[str, ...], deny: tuple[str, ...], verdict: Verdict
 ) -> None:
-    endpoint = EngineEndpoint("wiki.corp.example", 8443)
+    endpoint = EngineEndpoint("wiki.corp.example", 8443, configured=True)
     policy = _policy(allow=allow, deny=deny)
     assert _engine_address(endpoint, "wiki.corp.example", address, policy) == verdict
 
@@ -687,27 +730,39 @@ def test_req_sec_005_req_sec_017_the_engine_profile_judges_every_address_of_a_na
 def test_req_sec_017_an_endpoint_the_operator_wrote_as_an_address_or_localhost_is_admitted() -> (
     None
 ):
-    literal = EngineEndpoint("127.0.0.1", 8080)
+    literal = EngineEndpoint("127.0.0.1", 8080, configured=True)
     assert _engine_address(literal, "127.0.0.1", "127.0.0.1") == Verdict(True, "engine_endpoint")
     assert _engine_address(literal, "127.0.0.1", "::ffff:127.0.0.1") == Verdict(
         True, "engine_endpoint"
     )
-    v6 = EngineEndpoint("::1", 8080)
+    v6 = EngineEndpoint("::1", 8080, configured=True)
     assert _engine_address(v6, "::1", "::1") == Verdict(True, "engine_endpoint")
     assert _engine_address(v6, "[::1]", "::1") == Verdict(True, "engine_endpoint")
-    private = EngineEndpoint("10.0.0.5", 443)
+    private = EngineEndpoint("10.0.0.5", 443, configured=True)
     assert _engine_address(private, "10.0.0.5", "10.0.0.5") == Verdict(True, "engine_endpoint")
-    local = EngineEndpoint("localhost", 8080)
+    # A metadata address written as a literal is the operator's own word.
+    metadata = EngineEndpoint("169.254.169.254", 80, configured=True)
+    assert _engine_address(metadata, "169.254.169.254", "169.254.169.254") == Verdict(
+        True, "engine_endpoint"
+    )
+    local = EngineEndpoint("localhost", 8080, configured=True)
     assert _engine_address(local, "localhost", "127.0.0.1") == Verdict(True, "engine_endpoint")
     assert _engine_address(local, "localhost", "::1") == Verdict(True, "engine_endpoint")
-    # localhost answered with another address is judged as any name's address.
-    assert _engine_address(local, "localhost", "10.0.0.5") == Verdict(False, "builtin_address")
+    # localhost is a name: whatever it resolves to is the operator's, the metadata aside.
+    assert _engine_address(local, "localhost", "10.0.0.5") == Verdict(True, "engine_endpoint")
+    assert _engine_address(local, "localhost", "169.254.169.254") == Verdict(
+        False, "builtin_address"
+    )
     # The operator's deny rule still wins over the endpoint they wrote.
     denying = _policy(deny=("127.0.0.0/8",))
     assert _engine_address(literal, "127.0.0.1", "127.0.0.1", denying) == Verdict(
         False, "deny_rule"
     )
     assert _engine_address(local, "localhost", "127.0.0.1", denying) == Verdict(False, "deny_rule")
+    # It is the operator's writing that counts, not the form: the same literal as a built-in
+    # endpoint (none is one today) would be judged by the table.
+    builtin = EngineEndpoint("127.0.0.1", 8080)
+    assert _engine_address(builtin, "127.0.0.1", "127.0.0.1") == Verdict(False, "builtin_address")
 
 
 # -- properties ----------------------------------------------------------------------------

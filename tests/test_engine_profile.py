@@ -2,10 +2,17 @@
 REQ-SEC-017; issue 14 item 9): a search through the facade, the real pipeline, driver,
 engine client and TLS, against stand-ins on 127.0.0.1 (tests/engine_standin.py).
 
-An engine's request goes only to the endpoint the operator configured, and to an address
-the built-in table admits unless the operator named it (an address literal in base_url,
-localhost, an allow rule). A refusal costs that engine only, as request_failure, and
-nothing reaches the refused destination: no connection, so no header.
+An engine's request goes only to the engine's endpoint. An endpoint the operator wrote (a
+base_url) is the operator's trust (REQ-SEC-017, NET-15): every address its host resolves to
+is reached, a private one without an allow rule, except that deny rules win and a name
+never reaches the cloud metadata service. A built-in endpoint (en.wikipedia.org,
+api.search.brave.com, html.duckduckgo.com) was not written by the operator: an address the
+built-in table refuses is reached only through an allow rule. A refusal costs that engine
+only, as request_failure, and nothing reaches the refused destination: no connection, so
+no header.
+
+Where a refusal and a failed connection would give the same notice, a spy on the connect
+step (`connect_spy`) is what tells them apart: it records every connection attempted.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import ipaddress
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
@@ -21,8 +29,10 @@ import pytest
 from rypsok.core.config import load
 from rypsok.core.engines.base import EngineQuery, OutboundRequest
 from rypsok.core.engines.brave import BraveDriver
+from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.engines.wikipedia import WikipediaDriver
 from rypsok.core.facade import Rypsok
+from rypsok.core.net import client as client_module
 from rypsok.core.net.client import EngineClient, IPAddress, user_agent
 from tests.engine_standin import (
     BRAVE,
@@ -104,58 +114,195 @@ def titles(answer: dict[str, Any]) -> list[str]:
     return [r["title"] for r in answer["results"]]
 
 
-# -- a named endpoint that resolves to a refused address ------------------------------------
+Attempt = tuple[tuple[str, ...], int]  # the addresses handed to the connect step, the port
+
+
+def connect_spy(monkeypatch: pytest.MonkeyPatch, redirect_to: int | None = None) -> list[Attempt]:
+    """Record every connection the engine client attempts (the step that opens sockets).
+
+    With *redirect_to*, an attempt on port 443 is carried out against 127.0.0.1 on that
+    port (a stand-in playing the provider's address) instead of the judged addresses, as a
+    test cannot listen on 443.
+    """
+    attempts: list[Attempt] = []
+    original = client_module._connect_in_order
+
+    async def spy(addresses: Any, port: int, deadline: float) -> Any:
+        attempts.append((tuple(str(a) for a in addresses), port))
+        if redirect_to is None or port != 443:
+            return await original(addresses, port, deadline)
+        return await original([ipaddress.ip_address("127.0.0.1")], redirect_to, deadline)
+
+    monkeypatch.setattr(client_module, "_connect_in_order", spy)
+    return attempts
+
+
+# -- an endpoint the operator wrote: the operator's trust -----------------------------------
 
 
 @pytest.mark.parametrize(
     "addresses",
     [("127.0.0.1",), ("::ffff:127.0.0.1",), ("::1", "127.0.0.1"), ("127.0.0.2", "127.0.0.1")],
 )
-def test_req_sec_005_req_sec_017_a_base_url_name_resolving_to_loopback_is_refused(
+def test_req_sec_005_req_sec_017_a_base_url_name_resolving_to_loopback_is_asked_without_allow_rule(
     tmp_path: Path, addresses: tuple[str, ...]
 ) -> None:
     asked: list[str] = []
     with mediawiki() as good, site(corp_answer) as corp:
         core = core_for(tmp_path, engines_text(good, corp), resolving_to(*addresses, asked=asked))
         answer = search(core)
-    assert failed(answer) == [
-        {"code": "engine_unavailable", "engine": "corp", "reason": "request_failure"}
-    ]
-    # The operator's loopback wiki, written as an address, is the operator's choice: asked.
-    # (Its results name 127.0.0.1, a host web_fetch refuses, so they are not shown.)
-    assert len(good["queries"]) == 1
-    assert "Corp handbook" not in titles(answer)
-    # The name was resolved, and none of its addresses was connected to.
+    assert answer["outcome"] == "ok", answer["notices"]
+    assert failed(answer) == []
+    assert "Corp handbook" in titles(answer)
     assert asked == [MIRROR]
-    assert corp.connections == [] and corp.seen == []
+    assert [(s.host, s.path) for s in corp.seen] == [(MIRROR, "/w/api.php")]
+    # The operator's loopback wiki written as an address literal is asked too. (Its results
+    # name 127.0.0.1, a host web_fetch refuses, so they are not shown.)
+    assert len(good["queries"]) == 1
 
 
 @pytest.mark.parametrize(
-    "allow", ['"wiki.corp.example"', '"*.corp.example"', '"127.0.0.1"', '"127.0.0.0/8"']
+    "egress",
+    [
+        'deny = ["wiki.corp.example"]',
+        'deny = ["*.corp.example"]',
+        'allow = ["127.0.0.0/8"]\ndeny = ["*.corp.example"]',
+        'allow = ["wiki.corp.example"]\ndeny = ["wiki.corp.example"]',
+    ],
 )
-def test_req_sec_005_req_sec_017_an_allow_rule_admits_a_private_engine_endpoint(
-    tmp_path: Path, allow: str
+def test_req_sec_005_req_sec_017_a_deny_rule_refuses_a_base_url_endpoint(
+    tmp_path: Path, egress: str
 ) -> None:
     with mediawiki() as good, site(corp_answer) as corp:
-        text = engines_text(good, corp, f"allow = [{allow}]")
-        answer = search(core_for(tmp_path, text, resolving_to("127.0.0.1")))
-    assert answer["outcome"] == "ok", answer["notices"]
-    assert "Corp handbook" in titles(answer)
-    assert [s.host for s in corp.seen] == [MIRROR]
-    assert corp.seen[0].path == "/w/api.php"
-
-
-def test_req_sec_005_req_sec_017_a_deny_rule_refuses_an_allowed_engine_endpoint(
-    tmp_path: Path,
-) -> None:
-    with mediawiki() as good, site(corp_answer) as corp:
-        text = engines_text(good, corp, 'allow = ["127.0.0.0/8"]\ndeny = ["*.corp.example"]')
+        text = engines_text(good, corp, egress)
         answer = search(core_for(tmp_path, text, resolving_to("127.0.0.1")))
     assert failed(answer) == [
         {"code": "engine_unavailable", "engine": "corp", "reason": "request_failure"}
     ]
-    assert corp.connections == []
+    # The stand-in listens on the one address the name resolves to: nothing reached it.
+    assert corp.connections == [] and corp.seen == []
     assert len(good["queries"]) == 1
+
+
+@pytest.mark.parametrize(
+    "addresses",
+    [("169.254.169.254",), ("::ffff:169.254.169.254",), ("fd00:ec2::254",), ("100.100.100.200",)],
+)
+def test_req_sec_005_req_sec_017_a_base_url_name_resolving_to_a_metadata_address_is_not_connected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, addresses: tuple[str, ...]
+) -> None:
+    attempts = connect_spy(monkeypatch)
+    with mediawiki() as good, site(corp_answer) as corp:
+        answer = search(core_for(tmp_path, engines_text(good, corp), resolving_to(*addresses)))
+    assert failed(answer) == [
+        {"code": "engine_unavailable", "engine": "corp", "reason": "request_failure"}
+    ]
+    # Only the good engine's literal was connected to: no attempt at the metadata address
+    # (an attempt that failed would have given the same notice).
+    assert attempts == [(("127.0.0.1",), port_of(good))]
+    assert corp.connections == []
+
+
+def test_req_sec_005_req_sec_017_a_metadata_address_among_a_base_url_name_s_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    attempts = connect_spy(monkeypatch)
+    with mediawiki() as good, site(corp_answer) as corp:
+        resolver = resolving_to("169.254.169.254", "127.0.0.1")
+        answer = search(core_for(tmp_path, engines_text(good, corp), resolver))
+    assert answer["outcome"] == "ok", answer["notices"]
+    assert "Corp handbook" in titles(answer)
+    # The name's metadata address was dropped before the connect step; its other one served.
+    assert (("127.0.0.1",), corp.port) in attempts
+    assert all("169.254.169.254" not in tried for tried, _port in attempts)
+
+
+# -- a built-in endpoint: the built-in table ------------------------------------------------
+
+WIKIPEDIA_ONLY = '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+
+
+def port_of(good: dict[str, Any]) -> int:
+    """The port of the loopback wiki's base_url (http://127.0.0.1:<port>/w)."""
+    port = urlsplit(good["base_url"]).port
+    assert port is not None
+    return port
+
+
+def rust_answer(seen: Seen) -> Reply:
+    return wiki_results(seen, ["Rust (programming language)"])
+
+
+@pytest.mark.parametrize(
+    "addresses", [("127.0.0.1",), ("10.0.0.1",), ("::1",), ("::ffff:127.0.0.1",)]
+)
+def test_req_sec_005_req_sec_017_a_builtin_endpoint_resolving_to_a_refused_address_is_not_connected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, addresses: tuple[str, ...]
+) -> None:
+    """A poisoned answer for en.wikipedia.org (no base_url, no proxy) reaches nothing.
+
+    A refused connection on 127.0.0.1:443 would give the same notice as the refusal, so the
+    spy is what proves it: had the client tried, it would have been carried to a stand-in
+    that answers. The operator's loopback wiki (an address literal) answers the search."""
+    asked: list[str] = []
+    with mediawiki() as good, site(rust_answer, name=WIKI) as wiki:
+        attempts = connect_spy(monkeypatch, redirect_to=wiki.port)
+        text = wiki_engine("good", good["base_url"], 10) + WIKIPEDIA_ONLY
+        answer = search(core_for(tmp_path, text, resolving_to(*addresses, asked=asked)))
+    assert failed(answer) == [
+        {"code": "engine_unavailable", "engine": "wikipedia", "reason": "request_failure"}
+    ]
+    assert asked == [WIKI]
+    assert attempts == [(("127.0.0.1",), port_of(good))]
+    assert wiki.connections == [] and wiki.seen == []
+
+
+@pytest.mark.parametrize(
+    ("address", "allow"),
+    [
+        ("127.0.0.1", '"127.0.0.1"'),
+        ("127.0.0.1", '"127.0.0.0/8"'),
+        ("127.0.0.1", '"en.wikipedia.org"'),
+        ("127.0.0.1", '"*.wikipedia.org"'),
+        ("10.0.0.1", '"10.0.0.0/8"'),
+        ("::1", '"::1"'),
+        ("::ffff:127.0.0.1", '"127.0.0.1"'),
+    ],
+)
+def test_req_sec_005_req_sec_017_an_allow_rule_admits_a_refused_address_of_a_builtin_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, allow: str
+) -> None:
+    with site(rust_answer, name=WIKI) as wiki:
+        attempts = connect_spy(monkeypatch, redirect_to=wiki.port)
+        text = f"[egress]\nallow = [{allow}]\n" + WIKIPEDIA_ONLY
+        answer = search(core_for(tmp_path, text, resolving_to(address)))
+    # The judged address, on the endpoint's port, was handed to the connect step.
+    assert attempts == [((str(ipaddress.ip_address(address)),), 443)]
+    assert answer["outcome"] == "ok", answer["notices"]
+    assert "Rust (programming language)" in titles(answer)
+    assert [s.host for s in wiki.seen] == [WIKI]
+
+
+def test_req_sec_017_only_an_endpoint_the_operator_wrote_is_configured(tmp_path: Path) -> None:
+    text = (
+        "[scraping]\nenabled = true\n"
+        '[engines.corp]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        'base_url = "https://wiki.corp.internal/w"\n'
+        + WIKIPEDIA_ONLY
+        + '[engines.brave]\ntype = "brave"\ncategories = ["general"]\n'
+        'api_key_env = "BRAVE_API_KEY"\n'
+        '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\n'
+    )
+    path = tmp_path / "rypsok.toml"
+    path.write_text("config_version = 1\n" + text, encoding="utf-8")
+    config = load(str(path), {"BRAVE_API_KEY": TOKEN})
+    endpoints = {e.id: endpoint_for(e) for e in config.engines}
+    assert {k: (v.host, v.port, v.configured) for k, v in endpoints.items()} == {
+        "corp": ("wiki.corp.internal", 443, True),
+        "wikipedia": ("wikipedia.org", 443, False),
+        "brave": ("api.search.brave.com", 443, False),
+        "ddg": ("html.duckduckgo.com", 443, False),
+    }
 
 
 # -- a request whose target is not the configured endpoint ----------------------------------
@@ -189,8 +336,8 @@ def test_req_sec_005_req_sec_017_an_engine_request_to_another_endpoint_is_refuse
                 {"code": "engine_unavailable", "engine": "corp", "reason": "request_failure"}
             ], how
         monkeypatch.undo()
-        # The same configuration, the driver unpatched: the endpoint answers.
-        text = engines_text(good, corp, 'allow = ["wiki.corp.example"]')
+        # The driver unpatched, no allow rule: the endpoint the operator wrote answers.
+        text = engines_text(good, corp)
         answer = search(core_for(tmp_path, text, resolving_to("127.0.0.1")))
     assert other.connections == [] and other.seen == []
     assert len(corp.seen) == 1 and answer["outcome"] == "ok"

@@ -116,6 +116,37 @@ def test_req_sec_005_the_engine_profile_of_one_engine_asks_the_policy_with_its_e
         False, "builtin_address"
     )
     assert profile.address("wiki.corp.example", address("8.8.8.8")) == Verdict(True, "allowed")
+    # The same endpoint as the operator wrote it (a base_url): configured, not by default.
+    assert EngineEndpoint("wiki.corp.example", 8443).configured is False
+    written = EngineProfile(policy, EngineEndpoint("wiki.corp.example", 8443, configured=True))
+    assert written.target("wiki.corp.example", 8443) == Verdict(True, "allowed")
+    assert written.address("wiki.corp.example", address("10.1.2.3")) == Verdict(True, "allow_rule")
+    assert written.address("wiki.corp.example", address("192.168.1.1")) == Verdict(
+        True, "engine_endpoint"
+    )
+    assert written.address("wiki.corp.example", address("169.254.169.254")) == Verdict(
+        False, "builtin_address"
+    )
+
+
+@pytest.mark.parametrize(
+    ("host", "address", "verdict"),
+    [
+        # A name reaching the metadata service is refused; a literal written so is admitted.
+        ("wiki.corp.example", "169.254.169.254", Verdict(False, "builtin_address")),
+        ("169.254.169.254", "169.254.169.254", Verdict(True, "engine_endpoint")),
+        ("[fd00:ec2::254]", "fd00:ec2::254", Verdict(True, "engine_endpoint")),
+        # Any other address of a name, or a literal, is the operator's.
+        ("wiki.corp.example", "10.1.2.3", Verdict(True, "engine_endpoint")),
+        ("10.1.2.3", "10.1.2.3", Verdict(True, "engine_endpoint")),
+    ],
+)
+def test_req_sec_017_a_written_endpoint_refuses_the_metadata_service_only_by_a_name(
+    host: str, address: str, verdict: Verdict
+) -> None:
+    # "name is not None and address in _METADATA": either half alone, or "or", fails a row.
+    endpoint = EngineEndpoint(host.strip("[]"), 443, configured=True)
+    assert POLICY.judge_engine_address(endpoint, host, ipaddress.ip_address(address)) == verdict
 
 
 def test_req_sec_017_an_engine_endpoint_with_editions_admits_one_label_below_it() -> None:

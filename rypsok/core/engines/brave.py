@@ -184,7 +184,8 @@ _KEY_HEADER = "x-subscription-token"  # a header name, not a secret
 
 
 def endpoint(settings: EngineSettings) -> EngineEndpoint:
-    """The fixed origin of the API, for the engine profile: the token goes nowhere else."""
+    """The fixed origin of the API, for the engine profile: the token goes nowhere else.
+    Not the operator's (no base_url), so its addresses are judged by the built-in table."""
     return EngineEndpoint(HOST, 443)
 
 

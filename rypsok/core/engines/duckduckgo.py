@@ -74,7 +74,8 @@ _ASCII_WHITESPACE = re.compile(r"[\t\n\f\r ]+")  # what separates classes in HTM
 
 
 def endpoint(settings: EngineSettings) -> EngineEndpoint:
-    """The record's fixed endpoint, for the engine profile."""
+    """The record's fixed endpoint, for the engine profile: not the operator's (no
+    base_url), so its addresses are judged by the built-in table."""
     return EngineEndpoint(_ENDPOINT_HOST, 443)
 
 

@@ -37,7 +37,8 @@ def admission(driver: str) -> Admission | None:
 
 
 def endpoint_for(settings: EngineSettings) -> EngineEndpoint:
-    """Where the engine's requests may go (REQ-SEC-017): each driver names its endpoint."""
+    """Where the engine's requests may go (REQ-SEC-017): each driver names its endpoint,
+    marked configured when the operator wrote it (a base_url)."""
     return _ENDPOINTS[settings.driver](settings)
 
 

@@ -108,12 +108,15 @@ def mirror_urls(base_url: str) -> tuple[str, str]:
 
 def endpoint(settings: EngineSettings) -> EngineEndpoint:
     """For the engine profile: the private wiki's host and port, or any language edition of
-    wikipedia.org over HTTPS."""
+    wikipedia.org over HTTPS.
+
+    A base_url is the operator's own endpoint (configured: its addresses are trusted, a
+    private one included); the editions are the driver's default, judged by the table."""
     if settings.base_url is None:
         return EngineEndpoint("wikipedia.org", 443, editions=True)
     parts = urlsplit(settings.base_url)
     port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-    return EngineEndpoint(parts.hostname or "", port)
+    return EngineEndpoint(parts.hostname or "", port, configured=True)
 
 
 class WikipediaDriver:

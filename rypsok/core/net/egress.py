@@ -3,10 +3,13 @@
 One component, two profiles. The agent-directed profile (fetches and
 robots.txt reads, REQ-SEC-006) admits only globally routable unicast
 addresses and names that can name a public site; the engine profile
-(REQ-SEC-017) admits the configured host and port of an engine only, and of
-that host's addresses those the built-in table admits, unless the operator
-named the endpoint's address (a literal, localhost, an allow rule). The
-engine client asks it of every engine request (net/client.py, `engine=`).
+(REQ-SEC-017) admits the configured host and port of an engine only. Of that
+host's addresses, an endpoint the operator wrote (a `base_url`) is the
+operator's trust (NET-15): every address is admitted, but deny rules still
+win and a name never reaches the cloud metadata service. A built-in endpoint
+(a provider's own host, which the operator did not write) gets the built-in
+table after the rules, so a poisoned answer for it is refused. The engine
+client asks it of every engine request (net/client.py, `engine=`).
 
 Pure: no resolver, no socket. The fetch pipeline calls `judge_host` on the
 URL's host before resolution and `judge_address` on every address it is
@@ -19,7 +22,9 @@ rules, then the built-in table. Decisions where the book is silent:
   resolves to (that is what ``wiki.corp.example`` in an allow list is for),
   except the cloud metadata addresses: those are admitted only by an
   address or network rule naming them, so an allowed name rebound to the
-  metadata service does not reach it.
+  metadata service does not reach it. An engine endpoint the operator wrote
+  by name is read the same way; written as a metadata address, it is the
+  operator's own word and admitted.
 * A port outside ``fetch.ports`` is admitted only when an allow rule
   matches the destination as the URL names it (by name for a name rule, by
   the literal address for an address rule) or, at connect time, the address.
@@ -456,15 +461,17 @@ class EgressPolicy:
         """One address of an engine's host (*host* is the URL's, already judged by
         judge_engine), about to be connected to.
 
-        Deny rules, then allow rules, then the endpoint as the operator wrote it, then the
-        built-in table: a private address is reached only when the operator named it, as an
-        address literal in the endpoint (base_url = "http://127.0.0.1:8080/w"), as
-        localhost, or by an allow rule; a name that merely resolves to one is refused.
+        Deny rules, then allow rules, then, for an endpoint the operator configured, the
+        operator's trust: any address its host resolves to (a private wiki needs no allow
+        rule), except a metadata address reached by a name, a rebinding rather than the
+        operator's word; an address literal written in base_url is admitted whatever it
+        is. A built-in endpoint (the operator did not write it) gets the built-in table
+        last, so a poisoned answer naming a private address is refused before any connect.
         """
         parsed = self._host(host)
         if parsed is None:
             return Verdict(False, "malformed")
-        name, literal = parsed
+        name, _literal_host = parsed
         address = _canonical(address)
         if self._denied(name, address):
             return Verdict(False, "deny_rule")
@@ -475,7 +482,10 @@ class EgressPolicy:
             if address in _METADATA:
                 return Verdict(False, "builtin_address")
             return Verdict(True, "allow_rule")
-        if address == literal or (name == "localhost" and address.is_loopback):
+        if endpoint.configured:
+            # REQ-SEC-017 with NET-15: the endpoint is the operator's setting and trust.
+            if name is not None and address in _METADATA:
+                return Verdict(False, "builtin_address")
             return Verdict(True, "engine_endpoint")
         if refused_builtin(address) is not None:
             return Verdict(False, "builtin_address")
@@ -487,12 +497,16 @@ class EngineEndpoint:
     """Where one engine's requests may go: its configured host and port (REQ-SEC-017).
 
     With ``editions`` the host is a parent domain and the endpoint is any name one label
-    below it (Wikipedia's language editions, <edition>.wikipedia.org).
+    below it (Wikipedia's language editions, <edition>.wikipedia.org). ``configured`` says
+    the operator wrote the endpoint (a ``base_url``): its addresses are then the operator's
+    trust, not the built-in table's (see EgressPolicy.judge_engine_address). A provider's
+    fixed host, or a driver's default, is not configured.
     """
 
     host: str
     port: int
     editions: bool = False
+    configured: bool = False
 
 
 @dataclass(frozen=True, slots=True)
