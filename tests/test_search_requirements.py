@@ -416,6 +416,25 @@ def test_req_obs_002_req_status_001_lim_s11_latency_is_the_median_of_the_last_20
     assert report.latency_ms - mean_ms > 50  # not the mean, by a wide margin
 
 
+def test_req_status_001_lim_s11_a_wait_for_the_rate_turn_is_not_the_engines_latency(
+    tmp_path: Path,
+) -> None:
+    """The window holds each request's own time: a call that first waits for its turn
+    under the provider's rate (here 0.5 s between requests) reports the engine as fast."""
+    core, fake = make(
+        tmp_path,
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        "[cache]\nenabled = false\n",
+    )
+    core.searches.limiters["wikipedia"] = ProviderLimiter(120, 1, 1)
+    fake.by_host = {WIKI: wikipedia(["A"])}
+    fake.delays = {WIKI: 0.0}
+    for n in range(3):
+        assert run_search(core, query=f"q{n}")["outcome"] == "ok"
+    (report,) = anyio.run(core.status).engines
+    assert report.latency_ms is not None and report.latency_ms < 150
+
+
 def test_req_obs_003_req_obs_007_errors_by_class_and_refusals_counted(tmp_path: Path) -> None:
     counters.snapshot(reset=True)
     core, fake = make(tmp_path)

@@ -276,11 +276,13 @@ class SearchService:
         health = self.health.get(engine.id)
         limiter = self.limiters[engine.id]
         s = self.config.search
-        started = anyio.current_time()
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
             async with limiter.slots, self.outbound:
+                # The request's own latency (LIM-S11): waits for a rate turn or a slot
+                # are queueing, not the engine's answer time.
+                started = anyio.current_time()
                 request = item.driver.request(query)
                 budget = min(s.engine_timeout_ms / 1000, deadline - anyio.current_time())
                 if budget <= 0:
