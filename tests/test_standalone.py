@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 # A path that only exists on the machine this was written on, or beside the clone.
-# Written in pieces so that this file does not match itself.
+# Written in pieces; this file, which names them to test the guard, is not walked.
 _FORBIDDEN = re.compile(
     "|".join(
         [
@@ -33,8 +33,13 @@ def _tracked_files() -> list[Path]:
     return [REPO / name for name in out.decode().split("\0") if name]
 
 
-def test_req_test_001_nothing_in_the_tree_reads_outside_the_clone() -> None:
-    files = [p for p in _tracked_files() if p.suffix in _TEXT_SUFFIXES and p.is_file()]
+def test_req_test_012_nothing_in_the_tree_reads_outside_the_clone() -> None:
+    here = Path(__file__).resolve()
+    files = [
+        p
+        for p in _tracked_files()
+        if p.suffix in _TEXT_SUFFIXES and p.is_file() and p.resolve() != here
+    ]
     assert len(files) > 100  # the walk saw the tree
     found: list[str] = []
     for path in files:
@@ -48,7 +53,7 @@ def test_req_test_001_nothing_in_the_tree_reads_outside_the_clone() -> None:
     assert found == []
 
 
-def test_req_test_001_the_guard_sees_each_kind_of_outside_path() -> None:
+def test_req_test_012_the_guard_sees_each_kind_of_outside_path() -> None:
     for line in (
         'BOOK = ROOT.parent / "shared" / "spec"',
         "see ../" + "shared/data for the registries",
