@@ -1,0 +1,363 @@
+"""The HTML vocabulary: every set of tag names, ARIA roles and class/id tokens.
+
+Pure data, the one place these sets are written. It imports nothing from
+rypsok, so any layer may use it (the fetch extractor, the snippet scanner in
+``rypsok.core.boundary``) without loading html5lib or a pipeline. Small sets
+are named by what the elements are; the sets a pass uses are derived from
+them and say what they mean. docs/extraction.md explains how each is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+# --------------------------------------------------------------------------- element groups
+
+# The document's root and body.
+DOCUMENT: Final = frozenset({"html", "body"})
+# Data about the page rather than the page: never rendered.
+DOCUMENT_METADATA: Final = frozenset({"head", "title", "meta", "link", "base"})
+# Script, style and their fallbacks: a reader never sees what they hold.
+NEVER_RENDERED: Final = frozenset({"script", "style", "template", "noscript"})
+# Raw-text elements a browser does not show when it supports what they stand in for.
+FALLBACK_TEXT: Final = frozenset({"noembed", "noframes"})
+# Another document, a plug-in, a drawing surface or a media player.
+EMBEDDED: Final = frozenset(
+    {
+        "iframe",
+        "object",
+        "embed",
+        "param",
+        "canvas",
+        "audio",
+        "video",
+        "source",
+        "track",
+        "map",
+        "area",
+        "picture-source",
+    }
+)
+FRAMES: Final = frozenset({"frameset", "frame"})
+FORM_CONTROLS: Final = frozenset(
+    {
+        "input",
+        "button",
+        "select",
+        "textarea",
+        "option",
+        "optgroup",
+        "datalist",
+        "output",
+        "progress",
+        "meter",
+    }
+)
+# Blocks that group form controls; their text (a legend) can be read.
+FORM_BLOCKS: Final = frozenset({"form", "fieldset", "legend"})
+
+HEADING_LEVELS: Final[Mapping[str, int]] = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+HEADINGS: Final = frozenset(HEADING_LEVELS)
+HEADING_GROUP: Final = frozenset({"hgroup"})
+# Lists whose items are <li>; <menu> and <dir> are read as <ul>.
+LISTS: Final = frozenset({"ul", "ol", "menu", "dir"})
+DEFINITION_LIST: Final = frozenset({"dl"})
+DEFINITION_PARTS: Final = frozenset({"dt", "dd"})
+LIST_ITEMS: Final = frozenset({"li"}) | DEFINITION_PARTS
+TABLE_CELLS: Final = frozenset({"td", "th"})
+TABLE_ROW_GROUPS: Final = frozenset({"thead", "tbody", "tfoot"})
+TABLE_PARTS: Final = frozenset({"table", "caption", "tr"}) | TABLE_ROW_GROUPS | TABLE_CELLS
+# Text shown as written, line breaks and spaces kept.
+PREFORMATTED: Final = frozenset({"pre", "listing", "xmp", "plaintext"})
+# The page's regions: its landmarks and sections.
+SECTIONS: Final = frozenset(
+    {"main", "article", "section", "nav", "aside", "header", "footer", "address"}
+)
+# Grouping blocks of flow content.
+GROUPING: Final = frozenset({"div", "p", "hr", "blockquote", "figure", "figcaption", "center"})
+# Disclosure widgets and dialogs.
+INTERACTIVE_BLOCKS: Final = frozenset({"details", "summary", "dialog"})
+# A line break: not a block, but it separates words.
+LINE_BREAK: Final = frozenset({"br"})
+
+# Inline elements the Markdown writer marks.
+EMPHASIS: Final = frozenset({"em", "i"})
+STRONG: Final = frozenset({"strong", "b"})
+INLINE_CODE: Final = frozenset({"code", "kbd", "samp", "tt"})
+
+# --------------------------------------------------------------------------- derived element sets
+
+# Elements that start a new block of text when rendered.
+BLOCK: Final = (
+    DOCUMENT
+    | SECTIONS
+    | GROUPING
+    | HEADINGS
+    | HEADING_GROUP
+    | LISTS
+    | DEFINITION_LIST
+    | LIST_ITEMS
+    | TABLE_PARTS
+    | PREFORMATTED
+    | FORM_BLOCKS
+    | INTERACTIVE_BLOCKS
+)
+
+# Dropped by the tree builder as it builds them (tree.parse_html).
+DROPPED_WHILE_PARSING: Final = NEVER_RENDERED
+
+# Dropped by the extractor with everything inside: never rendered, or not content.
+NOT_CONTENT: Final = NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS
+
+# The snippet scanner (boundary.strip_markup) skips these elements' content up
+# to their end tag: a browser shows none of it as text. It has no tree, so it
+# also skips the raw-text fallbacks and iframe's (raw-text in old parsers) text.
+HIDDEN_IN_SNIPPETS: Final = NEVER_RENDERED | FALLBACK_TEXT | frozenset({"iframe"})
+
+# Tags after which the snippet scanner puts a space so neighbouring words stay
+# apart; every other tag joins its neighbours. It is the rendered blocks as the
+# scanner has always known them, plus a line break and a menu option (the
+# extractor handles <br> itself and drops <option>). The blocks it leaves out
+# are written here so its output stays exactly what it was; a tag that opens a
+# page (html, body) never sits between two words of a snippet anyway.
+SNIPPET_WORD_BREAKS: Final = (
+    (
+        BLOCK
+        - DOCUMENT
+        - frozenset({"menu", "dir", "hgroup", "legend", "listing", "xmp", "plaintext"})
+    )
+    | LINE_BREAK
+    | frozenset({"option"})
+)
+
+# Where a main content can be: containers, not single paragraphs, headings,
+# lists or their parts, tables or their parts (a cell can hold a whole layout),
+# nor the document root.
+CANDIDATES: Final = BLOCK - (
+    frozenset({"html"})
+    | HEADINGS
+    | HEADING_GROUP
+    | LISTS
+    | DEFINITION_LIST
+    | LIST_ITEMS
+    | (TABLE_PARTS - frozenset({"td"}))
+    | PREFORMATTED
+    | frozenset({"p", "hr", "blockquote", "figure", "figcaption", "summary", "legend", "address"})
+)
+
+# Text blocks never cut from inside an article on their links alone.
+TEXT_LEAVES: Final = HEADINGS | DEFINITION_PARTS | frozenset({"p", "pre", "blockquote"})
+
+# Content a figure can hold that is not a picture: it keeps the figure.
+RICH: Final = PREFORMATTED | frozenset({"table", "blockquote", "math"})
+
+# --------------------------------------------------------------------------- roles
+
+# Site chrome by element: navigation, page header and footer, sidebars.
+CHROME_ELEMENTS: Final = frozenset({"nav", "aside", "footer", "header", "menu"})
+CHROME_ROLES: Final = frozenset(
+    {
+        "navigation",
+        "banner",
+        "contentinfo",
+        "complementary",
+        "search",
+        "dialog",
+        "alertdialog",
+        "menu",
+        "menubar",
+        "toolbar",
+        "tablist",
+    }
+)
+# The main content by element or by role (the same two words).
+MAIN_ELEMENTS: Final = frozenset({"main", "article"})
+MAIN_ROLES: Final = MAIN_ELEMENTS
+# A role that says an image is decoration.
+PRESENTATION_ROLES: Final = frozenset({"presentation", "none"})
+
+# --------------------------------------------------------------------------- class and id tokens
+
+# Class names that hide an element by convention (matched as whole class names).
+HIDING_CLASSES: Final = frozenset(
+    {
+        "hidden",
+        "hide",
+        "d-none",
+        "is-hidden",
+        "invisible",
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "screenreader",
+        "element-invisible",
+        "offscreen",
+        "u-hidden",
+        "hidden-xs",
+        "skip-link",
+        "skiplink",
+        "show-for-sr",
+    }
+)
+# Class/id tokens of boxes no reader wants, whatever else the page is.
+HARD_TOKENS: Final = frozenset(
+    {
+        "cookie",
+        "cookies",
+        "consent",
+        "gdpr",
+        "cookiebanner",
+        "newsletter",
+        "paywall",
+        "modal",
+        "popup",
+        "overlay",
+        "breadcrumb",
+        "breadcrumbs",
+    }
+)
+# Class/id tokens of chrome: they count against a region when choosing the
+# main content and are cut from inside it.
+CHROME_TOKENS: Final = frozenset(
+    {
+        "nav",
+        "navbar",
+        "navigation",
+        "menu",
+        "menubar",
+        "topnav",
+        "sidenav",
+        "subnav",
+        "mainnav",
+        "footer",
+        "sidebar",
+        "share",
+        "sharing",
+        "social",
+        "sharebar",
+        "related",
+        "recommended",
+        "recommendations",
+        "promo",
+        "promoted",
+        "ad",
+        "ads",
+        "advert",
+        "advertisement",
+        "advertising",
+        "adsense",
+        "sponsor",
+        "sponsored",
+        "subscribe",
+        "subscription",
+        "signup",
+        "outbrain",
+        "taboola",
+        "trending",
+        "popular",
+        "mostread",
+        "pagination",
+        "pager",
+        "tagcloud",
+    }
+)
+# Substrings of a class/id that mark chrome inside a longer token ("left-sidebar-box").
+CHROME_STEMS: Final = (
+    "sidebar",
+    "footer",
+    "navbar",
+    "navigation",
+    "advert",
+    "sponsor",
+    "social",
+    "sharing",
+    "subscribe",
+    "related",
+    "outbrain",
+    "taboola",
+)
+# Comment sections: against the article when there is one; kept on a page that is a thread.
+COMMENT_TOKENS: Final = frozenset(
+    {"comment", "comments", "disqus", "respond", "replies", "discussion"}
+)
+# Class/id tokens of a region that holds the main content.
+MAIN_TOKENS: Final = frozenset(
+    {
+        "content",
+        "article",
+        "post",
+        "entry",
+        "main",
+        "body",
+        "text",
+        "story",
+        "blog",
+        "prose",
+        "markdown",
+        "docs",
+        "documentation",
+        "articlebody",
+        "postbody",
+        "thread",
+        "message",
+    }
+)
+# Class/id tokens of pictures' furniture: captions, credits, galleries.
+MEDIA_TOKENS: Final = frozenset(
+    {
+        "credit",
+        "credits",
+        "photocredit",
+        "figure",
+        "figcaption",
+        "image",
+        "img",
+        "photo",
+        "picture",
+        "video",
+        "player",
+    }
+)
+MEDIA_STEMS: Final = ("caption", "gallery", "slideshow", "carousel", "lightbox")
+# Class/id tokens of an article's metadata: bylines, dates, tags.
+META_TOKENS: Final = frozenset(
+    {
+        "byline",
+        "byl",
+        "author",
+        "authors",
+        "dateline",
+        "date",
+        "dates",
+        "datestamp",
+        "timestamp",
+        "time",
+        "pubdate",
+        "published",
+        "updated",
+        "posted",
+        "meta",
+        "postmeta",
+        "entrymeta",
+        "tags",
+        "tag",
+        "categories",
+        "category",
+        "share",
+        "sharing",
+    }
+)
+META_STEMS: Final = (
+    "byline",
+    "dateline",
+    "timestamp",
+    "datestamp",
+    "pubdate",
+    "postedon",
+    "posted-on",
+    "author",
+)
+# itemprop values (schema.org) of an article's metadata.
+META_PROPS: Final = ("author", "datepublished", "datemodified", "datecreated")
