@@ -18,8 +18,8 @@ NOT_LIMITS = {
     ("brave.py", 300),  # the 2xx status range
     ("brave.py", 600),
     ("duckduckgo.py", 500),  # admission-record facts of the driver
-    ("privacy.py", 100000),  # a regular expression's repetition bound
-    ("boundary.py", 4096),  # a cache size
+    ("detectors.py", 100000),  # a regular expression's repetition bound
+    ("unicode.py", 4096),  # a cache size
     ("validate.py", 4096),
     ("validate.py", 256),  # list lengths the parser accepts
     ("charset.py", 256),  # the end of the byte range x-user-defined maps

@@ -84,7 +84,7 @@ GROUPS: tuple[Group, ...] = (
     # The fetch intake is check_url's caller: its tests read the privacy verdicts too.
     Group(
         "privacy",
-        ("rypsok/core/privacy.py",),
+        ("rypsok/core/privacy/detectors.py",),
         ("tests/test_privacy.py", "tests/test_properties_privacy.py", "tests/test_fetch_intake.py"),
         (
             "tests/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
@@ -93,7 +93,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "boundary",
-        ("rypsok/core/boundary.py",),
+        ("rypsok/core/boundary/unicode.py",),
         (
             "tests/test_boundary.py",
             "tests/test_boundary_anchors.py",
