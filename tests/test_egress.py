@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from rypsok.core.config.load import parse
 from rypsok.core.config.validate import validate
+from rypsok.core.facade import egress_policy
 from rypsok.core.fetch.intake import parse_fetch_url
 from rypsok.core.limits import DEFAULT_FETCH_PORTS
 from rypsok.core.net.egress import (
@@ -622,12 +623,12 @@ deny = ["blocked.example"]
 """
     document, positions = parse(text)
     config = validate(document, positions, "test", {})
-    policy = EgressPolicy.from_config(config)
+    policy = egress_policy(config)
     assert policy.judge_host("wiki.corp.example", 9000) == Verdict(True, "allow_rule")
     assert policy.judge_host("blocked.example", 443) == Verdict(False, "deny_rule")
     assert policy.judge_host("example.org", 8443) == Verdict(True, "allowed")
     assert policy.judge_host("example.org", 80) == Verdict(False, "port")
-    default = EgressPolicy.from_config(validate(*parse("config_version = 1\n"), "test", {}))
+    default = egress_policy(validate(*parse("config_version = 1\n"), "test", {}))
     assert default.judge_host("example.org", 443) == Verdict(True, "allowed")
     assert default.judge_host("127.0.0.1", 443) == Verdict(False, "builtin_address")
 

@@ -1,13 +1,37 @@
-"""The core never imports the protocol stack; stdout carries protocol messages only."""
+"""The core never imports the protocol stack; stdout carries protocol messages only; the
+package's layers point one way (REQ-ARCH-001, issue 15).
+
+The layer order, lowest first (`LAYERS` below is the table the test reads):
+
+0. foundation: the limits table, the tag vocabulary (pure data), telemetry, URL disposal.
+1. words and text: the caller-facing vocabulary (model), argument checks, the boundary and
+   privacy checks on external text, the parsing permits, the tool rate limiter.
+2. net: host names, operator rules, the proxy's address, the egress policy, the client.
+3. engine admission records (what a driver type may do; data only).
+4. config: reading, validating and reporting the configuration.
+5. engines (drivers, health, limits), fetch and search: the pipelines.
+6. facade: `Rypsok`, which builds the pipelines and the egress policy from the configuration.
+7. protocol: the MCP adapters (stdio, HTTP).
+8. commands: the command line.
+
+Every import is checked, at module level and inside functions. An import under
+`if TYPE_CHECKING:` is exempt and may point anywhere: it is only read by the type checker,
+for annotations, and never runs (a driver names `EngineSettings` that way, for example).
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "rypsok"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "rypsok"
 FORBIDDEN_IN_CORE = (
     "mcp",
     "mcp_types",
@@ -132,3 +156,198 @@ def test_req_test_012_the_test_command_checks_formatting_and_the_tree_passes() -
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# -- the layer order (REQ-ARCH-001) -------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Module name (or package prefix: the entry covers its submodules) -> layer. The longest
+# matching entry wins, so `rypsok.core.engines.admission` sits below the other engine modules.
+LAYERS: dict[str, int] = {
+    "rypsok": 0,  # the package itself: its version and project URL
+    "rypsok.core.limits": 0,
+    "rypsok.core.fetch.html.vocabulary": 0,
+    "rypsok.core.telemetry": 0,
+    "rypsok.core.disposal": 0,
+    "rypsok.core.model": 1,
+    "rypsok.core.arguments": 1,
+    "rypsok.core.boundary": 1,
+    "rypsok.core.privacy": 1,
+    "rypsok.core.permits": 1,
+    "rypsok.core.parsing": 1,
+    "rypsok.core.ratelimit": 1,
+    "rypsok.core.net": 2,
+    "rypsok.core.engines.admission": 3,
+    "rypsok.core.config": 4,
+    "rypsok.core.engines": 5,
+    "rypsok.core.fetch": 5,
+    "rypsok.core.search": 5,
+    "rypsok.core": 6,  # the package's own __init__ hands out Rypsok lazily
+    "rypsok.core.facade": 6,
+    "rypsok.protocol": 7,
+    "rypsok.cli": 8,
+    "rypsok.checkcmd": 8,
+    "rypsok.servecmd": 8,
+    "rypsok.__main__": 8,
+}
+
+NAMES = (
+    "foundation",
+    "words and text",
+    "net",
+    "admission records",
+    "config",
+    "engines, fetch, search",
+    "facade",
+    "protocol",
+    "commands",
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module: its longest entry in LAYERS. Every module has one (the root
+    entry `rypsok` catches a new top-level module, which must then be placed)."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        layer = LAYERS.get(".".join(parts[:end]))
+        if layer is not None:
+            return layer
+    raise AssertionError(f"{module} is outside the package")
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(ROOT).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    """Whether `name` is a module of the package (a file or a package directory)."""
+    base = ROOT.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node below `node`, skipping the bodies of `if TYPE_CHECKING:` (their `else`
+    branches run, so they are walked)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _type_checking_only(child):
+            for other in child.orelse:
+                yield other
+                yield from _walk(other)
+            continue
+        yield child
+        yield from _walk(child)
+
+
+def imports_of(path: Path, name: str | None = None) -> Iterator[tuple[int, str]]:
+    """(line, module) for every import of a `rypsok` module that can run, in functions too.
+
+    `name` is the module the file is (by default, from its place in the tree).
+    `from a.b import c` names the module a.b.c when c is a module, otherwise a.b."""
+    name = name or module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in _walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "rypsok":
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if source.split(".")[0] != "rypsok":
+                continue
+            for alias in node.names:
+                candidate = f"{source}.{alias.name}"
+                yield node.lineno, candidate if _is_module(candidate) else source
+
+
+def arrows_from(path: Path, importer: str) -> list[str]:
+    """The imports of one file (the module `importer`) that point up the order."""
+    here = layer_of(importer)
+    return [
+        f"{path.name}:{line}: {importer} ({NAMES[here]}) imports {imported} "
+        f"({NAMES[layer_of(imported)]})"
+        for line, imported in imports_of(path, importer)
+        if layer_of(imported) > here
+    ]
+
+
+def arrows_against() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            found += arrows_from(path, module_name(path))
+    return found
+
+
+def test_req_arch_001_every_import_points_down_the_layer_order() -> None:
+    assert arrows_against() == []
+
+
+def test_req_arch_001_the_walk_sees_an_arrow_against_the_order(tmp_path: Path) -> None:
+    # The check itself, on a copy of net/egress.py read as that module: an import up the
+    # order is caught at module level, in a function and by a relative import; one under
+    # TYPE_CHECKING is not.
+    target = PACKAGE / "core" / "net" / "egress.py"
+    source = target.read_text(encoding="utf-8")
+    importer = "rypsok.core.net.egress"
+    assert arrows_from(target, importer) == []
+    copy = tmp_path / "egress.py"
+    cases = {
+        "from rypsok.core.config.settings import Config\n": True,
+        "def _up() -> None:\n    from rypsok.core.config import settings\n": True,
+        "def _up() -> None:\n    from ..engines import base\n": True,
+        "import rypsok.protocol.stdio\n": True,
+        "if TYPE_CHECKING:\n    from rypsok.core.facade import Rypsok\n": False,
+        "from rypsok.core.net import hostname\nfrom rypsok.core import limits\n": False,
+    }
+    for added, caught in cases.items():
+        copy.write_text(f"{source}\n\n{added}", encoding="utf-8")
+        assert bool(arrows_from(copy, importer)) is caught, added
+
+
+def test_req_arch_001_every_top_level_module_has_a_layer() -> None:
+    # A new subpackage inherits its parent's layer; a new top-level module falls to the
+    # root entry and would then be checked as foundation, so list it here on purpose.
+    top = {module_name(p) for p in PACKAGE.glob("*.py")} | {
+        module_name(p / "__init__.py") for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()
+    }
+    assert top <= set(LAYERS), sorted(top - set(LAYERS))
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["rypsok.core.config", "rypsok.core.config.settings", "rypsok.core.engines.admission"],
+)
+def test_req_arch_001_reading_the_configuration_loads_no_parser_and_no_driver(module: str) -> None:
+    # A fresh interpreter: the test run has loaded everything already.
+    probe = f"import sys, {module}\nprint('\\n'.join(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    loaded = set(done.stdout.split())
+    assert module in loaded
+    heavy = {m for m in loaded if m.split(".")[0] in ("html5lib", "charset_normalizer")}
+    drivers = {
+        m
+        for m in loaded
+        if m.startswith("rypsok.core.engines.") and m not in ("rypsok.core.engines.admission",)
+    }
+    pipelines = {m for m in loaded if m.startswith(("rypsok.core.fetch.", "rypsok.core.search."))}
+    assert (heavy, drivers, pipelines) == (set(), set(), set())
+    assert importlib.util.find_spec("rypsok.core.engines.wikipedia") is not None

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from rypsok.core.config.load import parse
 from rypsok.core.config.validate import validate
+from rypsok.core.facade import egress_policy
 from rypsok.core.fetch.intake import parse_fetch_url
 from rypsok.core.limits import DEFAULT_FETCH_PORTS
 from rypsok.core.model import ToolError
@@ -248,7 +249,7 @@ _CONFIG = validate(
     "test",
     {},
 )
-RULED = EgressPolicy.from_config(_CONFIG)
+RULED = egress_policy(_CONFIG)
 RULES = host_rules(_CONFIG)
 
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import anyio
 
 from rypsok.core import limits, privacy
-from rypsok.core.config.settings import Config, Proxy
+from rypsok.core.config.settings import Config
 from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
@@ -37,6 +37,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import EngineClient, user_agent
 from rypsok.core.net.egress import EgressPolicy
+from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.tls import client_context
 from rypsok.core.ratelimit import ToolRateLimiter
 from rypsok.core.search.pipeline import SearchService
@@ -93,14 +94,18 @@ class Rypsok:
             for e in active
         }
         parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
-        self.searches = SearchService(config, self.health, self.client, drivers, limiters, parsing)
+        # One egress component for both profiles: the operator's rules, read once.
+        egress = egress_policy(config)
+        self.searches = SearchService(
+            config, self.health, self.client, drivers, limiters, egress, parsing
+        )
         # Agent-directed requests: their own client, never through the engine proxy
         # (REQ-SEC-007), every address judged by the egress policy at connect time.
         self.returned = ReturnedUrls(lim.strict_mode_urls)
         self.fetches = FetchService(
             config,
             fetch_client or new_client(),
-            EgressPolicy.from_config(config),
+            egress,
             parsing,
             self.returned,
         )
@@ -233,6 +238,14 @@ class Rypsok:
         wait_ms = self.rate.try_acquire(caller, tool)
         if wait_ms is not None:
             raise rate_limited(tool, wait_ms)
+
+
+def egress_policy(config: Config) -> EgressPolicy:
+    """The egress component as the configuration sets it: built here, above both, so that
+    `net` never reads the configuration."""
+    return EgressPolicy(
+        allow=config.egress.allow, deny=config.egress.deny, ports=config.fetch.ports
+    )
 
 
 def _refusal(error: ToolError) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rypsok.core.config.secrets import Secret
-from rypsok.core.engines.base import Admission
+from rypsok.core.engines.admission import CATEGORIES, Admission
+from rypsok.core.net.proxy import Proxy as Proxy  # its home is net/; here for readers
 from rypsok.core.net.rules import Rule
 
 
@@ -82,12 +83,6 @@ class FetchSettings:
     robots_txt: bool
     follow_cross_host_redirects: bool
     strict_mode: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Proxy:
-    host: str
-    port: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +183,5 @@ class Config:
 
     def categories_served(self) -> tuple[str, ...]:
         """Categories that an active engine serves, in the book's order."""
-        from rypsok.core.engines.base import CATEGORIES
-
         served = {c for e in self.engines if e.active for c in e.categories}
         return tuple(c for c in CATEGORIES if c in served)

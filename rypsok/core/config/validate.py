@@ -29,7 +29,6 @@ from rypsok.core.config.settings import (
     LimitsSettings,
     LoggingSettings,
     PrivacySettings,
-    Proxy,
     ResilienceSettings,
     ScrapingSettings,
     SearchSettings,
@@ -44,9 +43,10 @@ from rypsok.core.config.urls import (
     parse_origin,
     parse_proxy,
 )
-from rypsok.core.engines import registry
-from rypsok.core.engines.base import CATEGORIES
+from rypsok.core.engines import admission as records
+from rypsok.core.engines.admission import CATEGORIES
 from rypsok.core.net.hostname import is_loopback_host
+from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.rules import Rule, RuleError, parse_rule
 
 L = limits.get
@@ -663,7 +663,7 @@ ENGINE_KEYS = (
     "endpoint",
     "base_url",
 )
-DRIVERS = ", ".join(registry.ADMISSIONS)
+DRIVERS = ", ".join(records.ADMISSIONS)
 
 
 def _engines(
@@ -714,7 +714,7 @@ def _engine(
     if not isinstance(driver, str):
         r.add((*path, "type"), f"expected one of {DRIVERS}, found {describe(driver)}")
         return None
-    admission = registry.admission(driver)
+    admission = records.admission(driver)
     if admission is None:
         r.add((*path, "type"), f"no such driver; one of {DRIVERS}")
         return None

@@ -1,8 +1,8 @@
 """What every driver declares about its provider, and the contract every driver keeps.
 
-The admission properties are the facts of the engine's admission record in code. The
-shared stages (configuration, selection, limits, cache) read them and never name a
-provider themselves. `Driver` is the contract between the search pipeline and a driver;
+The admission records live in engines/admission.py (re-exported here); the shared stages
+(configuration, selection, limits, cache) read them and never name a provider themselves.
+`Driver` is the contract between the search pipeline and a driver;
 the helpers at the end are the parts of parsing that every API driver needs alike.
 """
 
@@ -18,28 +18,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-CATEGORIES: tuple[str, ...] = ("general", "news", "science", "code")
-
-
-@dataclass(frozen=True, slots=True)
-class Admission:
-    driver: str  # the value of `type` in an [engines.<id>] table
-    keyed: bool  # needs api_key_env or api_key_file
-    scraping: bool  # reads a human-facing page; runs only with [scraping] enabled
-    cacheable: bool  # the provider allows storing its answers
-    attribution_required: bool
-    rate_per_minute: int  # requests the record admits (LIM-C9)
-    burst: int
-    concurrency: int  # requests in flight the record admits (caps LIM-C2)
-    max_query_chars: int
-    max_query_words: int | None
-    time_ranges: bool  # honours time_range
-    endpoints: tuple[str, ...] = ()  # values of the `endpoint` key; () when none
-    accepts_base_url: bool = False
-    response_bytes: int = 0  # bound after decompression
-    # The answer is a page made for people: the driver's parse runs in a worker thread
-    # under the parsing permits shared with web_fetch (LIM-C5), never on the event loop.
-    html_answer: bool = False
+# Re-exported: the records are their own module, which the configuration reads alone.
+from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
+from rypsok.core.engines.admission import Admission as Admission
 
 
 @dataclass(frozen=True, slots=True)

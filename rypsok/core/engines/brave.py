@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode
 
-from rypsok.core import limits
+from rypsok.core.engines import admission
+from rypsok.core.engines.admission import Admission
 from rypsok.core.engines.base import (
-    Admission,
     EngineFailure,
     EngineQuery,
     HeaderLookup,
@@ -30,21 +30,7 @@ from rypsok.core.net.egress import EngineEndpoint
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
 
-ADMISSION = Admission(
-    driver="brave",
-    keyed=True,
-    scraping=False,
-    cacheable=False,  # the terms forbid storage beyond the call
-    attribution_required=False,
-    rate_per_minute=60,
-    burst=1,
-    concurrency=2,
-    max_query_chars=600,
-    max_query_words=75,
-    time_ranges=True,
-    endpoints=("web", "news"),
-    response_bytes=limits.default("LIM-E1"),
-)
+ADMISSION = admission.BRAVE
 
 HOST = "api.search.brave.com"
 _PATHS = {"web": "/res/v1/web/search", "news": "/res/v1/news/search"}

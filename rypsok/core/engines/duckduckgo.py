@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from rypsok.core import limits
+from rypsok.core.engines import admission
+from rypsok.core.engines.admission import Admission
 from rypsok.core.engines.base import (
-    Admission,
     EngineFailure,
     EngineQuery,
     HeaderLookup,
@@ -43,21 +43,7 @@ from rypsok.core.net.egress import EngineEndpoint
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
 
-ADMISSION = Admission(
-    driver="duckduckgo",
-    keyed=False,
-    scraping=True,
-    cacheable=False,  # storage terms unknown
-    attribution_required=False,
-    rate_per_minute=10,
-    burst=1,
-    concurrency=1,
-    max_query_chars=500,
-    max_query_words=None,
-    time_ranges=True,
-    response_bytes=limits.default("LIM-E2"),
-    html_answer=True,
-)
+ADMISSION = admission.DUCKDUCKGO
 
 _ENDPOINT_HOST = "html.duckduckgo.com"
 ENDPOINT = f"https://{_ENDPOINT_HOST}/html/"

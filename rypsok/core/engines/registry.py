@@ -6,16 +6,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rypsok.core.engines import brave, duckduckgo, wikipedia
-from rypsok.core.engines.base import Admission, Driver
+from rypsok.core.engines.admission import ADMISSIONS as ADMISSIONS
+from rypsok.core.engines.admission import admission as admission
+from rypsok.core.engines.base import Driver
 from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
-    # Only for annotations: the configuration imports this module while it validates.
+    # Only for annotations: drivers sit above the configuration.
     from rypsok.core.config.settings import EngineSettings
-
-ADMISSIONS: dict[str, Admission] = {
-    a.driver: a for a in (wikipedia.ADMISSION, brave.ADMISSION, duckduckgo.ADMISSION)
-}
 
 # Driver classes by type: every admitted type has one (a driver ships with its record).
 _DRIVERS: dict[str, Callable[[EngineSettings], Driver]] = {
@@ -30,10 +28,6 @@ _ENDPOINTS: dict[str, Callable[[EngineSettings], EngineEndpoint]] = {
     brave.ADMISSION.driver: brave.endpoint,
     duckduckgo.ADMISSION.driver: duckduckgo.endpoint,
 }
-
-
-def admission(driver: str) -> Admission | None:
-    return ADMISSIONS.get(driver)
 
 
 def endpoint_for(settings: EngineSettings) -> EngineEndpoint:

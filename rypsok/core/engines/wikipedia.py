@@ -18,9 +18,9 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode, urlsplit
 
-from rypsok.core import limits
+from rypsok.core.engines import admission
+from rypsok.core.engines.admission import Admission
 from rypsok.core.engines.base import (
-    Admission,
     EngineFailure,
     EngineQuery,
     HeaderLookup,
@@ -38,21 +38,7 @@ from rypsok.core.net.egress import EngineEndpoint
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
 
-ADMISSION = Admission(
-    driver="wikipedia",
-    keyed=False,
-    scraping=False,
-    cacheable=True,
-    attribution_required=False,
-    rate_per_minute=100,
-    burst=10,
-    concurrency=1,
-    max_query_chars=250,
-    max_query_words=None,
-    time_ranges=False,
-    accepts_base_url=True,
-    response_bytes=limits.default("LIM-E1"),
-)
+ADMISSION = admission.WIKIPEDIA
 
 # Language codes whose Wikipedia edition lives under another subdomain. Without these the
 # request would meet a redirect (nb.wikipedia.org -> no.wikipedia.org), which the engine

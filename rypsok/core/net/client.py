@@ -33,10 +33,10 @@ from anyio.abc import ByteStream
 from anyio.streams.tls import TLSStream
 
 from rypsok import PROJECT_URL, __version__
-from rypsok.core.config.settings import Proxy
 from rypsok.core.limits import get as _limit
 from rypsok.core.net.egress import EngineProfile
 from rypsok.core.net.hostname import HostNameError, literal_address, to_ascii
+from rypsok.core.net.proxy import Proxy
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]

@@ -45,13 +45,10 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 from rypsok.core.net.hostname import HostNameError, to_ascii
 from rypsok.core.net.rules import Rule
-
-if TYPE_CHECKING:
-    from rypsok.core.config.settings import Config
 
 IPv4Address = ipaddress.IPv4Address
 IPv6Address = ipaddress.IPv6Address
@@ -348,10 +345,6 @@ class EgressPolicy:
         self._allow: tuple[Rule, ...] = tuple(allow)
         self._deny: tuple[Rule, ...] = tuple(deny)
         self._ports: frozenset[int] = frozenset(ports)
-
-    @classmethod
-    def from_config(cls, config: Config) -> EgressPolicy:
-        return cls(allow=config.egress.allow, deny=config.egress.deny, ports=config.fetch.ports)
 
     # A host as the URL gives it: (name, None) or (None, address); None when malformed.
     @staticmethod

@@ -81,6 +81,7 @@ class SearchService:
         client: EngineClient,
         drivers: Mapping[str, Driver],
         limiters: Mapping[str, ProviderLimiter],
+        egress: EgressPolicy,
         parsing: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.config = config
@@ -96,7 +97,7 @@ class SearchService:
         self.limiters = limiters
         self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
         # The one egress component; the engine client asks its engine profile (REQ-SEC-017).
-        self.egress = EgressPolicy.from_config(config)
+        self.egress = egress
         # Without rules the built-in judgment alone applies; skip the per-URL verdict.
         self._host_rules = host_rules(config) if config.egress.allow or config.egress.deny else None
 

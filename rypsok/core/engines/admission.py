@@ -1,0 +1,95 @@
+"""The engines' admission records in code: what each driver type may do with its provider.
+
+A record is data the configuration checks an `[engines.<id>]` table against and the shared
+stages (selection, limits, cache) read; it never names a provider's quirks, which stay in the
+drivers. This module imports only `limits`, so reading the configuration does not load the
+drivers, their parsers or the HTML tree (tests/test_layering.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from rypsok.core import limits
+
+# The book's categories, in its order (the order engine_status and check list them in).
+CATEGORIES: tuple[str, ...] = ("general", "news", "science", "code")
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    driver: str  # the value of `type` in an [engines.<id>] table
+    keyed: bool  # needs api_key_env or api_key_file
+    scraping: bool  # reads a human-facing page; runs only with [scraping] enabled
+    cacheable: bool  # the provider allows storing its answers
+    attribution_required: bool
+    rate_per_minute: int  # requests the record admits (LIM-C9)
+    burst: int
+    concurrency: int  # requests in flight the record admits (caps LIM-C2)
+    max_query_chars: int
+    max_query_words: int | None
+    time_ranges: bool  # honours time_range
+    endpoints: tuple[str, ...] = ()  # values of the `endpoint` key; () when none
+    accepts_base_url: bool = False
+    response_bytes: int = 0  # bound after decompression
+    # The answer is a page made for people: the driver's parse runs in a worker thread
+    # under the parsing permits shared with web_fetch (LIM-C5), never on the event loop.
+    html_answer: bool = False
+
+
+WIKIPEDIA: Final = Admission(
+    driver="wikipedia",
+    keyed=False,
+    scraping=False,
+    cacheable=True,
+    attribution_required=False,
+    rate_per_minute=100,
+    burst=10,
+    concurrency=1,
+    max_query_chars=250,
+    max_query_words=None,
+    time_ranges=False,
+    accepts_base_url=True,
+    response_bytes=limits.default("LIM-E1"),
+)
+
+BRAVE: Final = Admission(
+    driver="brave",
+    keyed=True,
+    scraping=False,
+    cacheable=False,  # the terms forbid storage beyond the call
+    attribution_required=False,
+    rate_per_minute=60,
+    burst=1,
+    concurrency=2,
+    max_query_chars=600,
+    max_query_words=75,
+    time_ranges=True,
+    endpoints=("web", "news"),
+    response_bytes=limits.default("LIM-E1"),
+)
+
+DUCKDUCKGO: Final = Admission(
+    driver="duckduckgo",
+    keyed=False,
+    scraping=True,
+    cacheable=False,  # storage terms unknown
+    attribution_required=False,
+    rate_per_minute=10,
+    burst=1,
+    concurrency=1,
+    max_query_chars=500,
+    max_query_words=None,
+    time_ranges=True,
+    response_bytes=limits.default("LIM-E2"),
+    html_answer=True,
+)
+
+# The driver types this build admits, by the name a configuration uses; each has its driver
+# in engines/registry.py.
+ADMISSIONS: Final[dict[str, Admission]] = {a.driver: a for a in (WIKIPEDIA, BRAVE, DUCKDUCKGO)}
+
+
+def admission(driver: str) -> Admission | None:
+    return ADMISSIONS.get(driver)
