@@ -814,3 +814,27 @@ def test_req_test_005_decimal_notation_equals_the_dotted_form(number: int) -> No
     assert parse_ipv4(str(number)) == address
     assert parse_ipv4(hex(number)) == address
     assert parse_ipv4(".".join(f"0{int(p):o}" for p in str(address).split("."))) == address
+
+
+def test_req_sec_006_ranking_reads_the_operator_rules_through_the_policy() -> None:
+    # One match for both: the verdict search uses to drop or keep a result's host.
+    policy = EgressPolicy(
+        allow=[parse_rule("wiki.corp.example"), parse_rule("10.1.0.0/16")],
+        deny=[parse_rule("*.blocked.example"), parse_rule("93.184.216.0/24")],
+        ports=DEFAULT_FETCH_PORTS,
+    )
+    assert policy.has_rules
+    assert not EgressPolicy(allow=[], deny=[], ports=DEFAULT_FETCH_PORTS).has_rules
+    assert EgressPolicy(allow=[], deny=[parse_rule("x.example")], ports=[443]).has_rules
+    assert policy.rule_verdict("wiki.corp.example") is True
+    assert policy.rule_verdict("10.1.2.3") is True
+    assert policy.rule_verdict("a.blocked.example") is False
+    assert policy.rule_verdict("93.184.216.34") is False
+    assert policy.rule_verdict("2002:5db8:d822::1") is False  # 6to4 of a denied address
+    assert policy.rule_verdict("example.org") is None
+    assert policy.rule_verdict("10.2.0.1") is None
+    # Deny before allow: a host both name is refused.
+    both = EgressPolicy(
+        allow=[parse_rule("x.example")], deny=[parse_rule("x.example")], ports=[443]
+    )
+    assert both.rule_verdict("x.example") is False

@@ -31,7 +31,6 @@ from rypsok.core.limits import DEFAULT_FETCH_PORTS
 from rypsok.core.model import ToolError
 from rypsok.core.net.egress import EgressPolicy, builtin_blocks
 from rypsok.core.net.rules import Rule, RuleError, parse_rule
-from rypsok.core.search.pipeline import host_rules
 from rypsok.core.search.urls import DroppedUrl, normalize
 
 IPv4 = ipaddress.IPv4Address
@@ -250,7 +249,7 @@ _CONFIG = validate(
     {},
 )
 RULED = egress_policy(_CONFIG)
-RULES = host_rules(_CONFIG)
+RULES = RULED.rule_verdict
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

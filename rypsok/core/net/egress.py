@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from rypsok.core.net.hostname import HostNameError, to_ascii
+from rypsok.core.net.hostname import HostNameError, literal_address, to_ascii
 from rypsok.core.net.rules import Rule
 
 IPv4Address = ipaddress.IPv4Address
@@ -419,6 +419,26 @@ class EgressPolicy:
         if refused_builtin(address) is not None:
             return Verdict(False, "builtin_address")
         return Verdict(True, "allowed")
+
+    @property
+    def has_rules(self) -> bool:
+        return bool(self._allow or self._deny)
+
+    def rule_verdict(self, host: str) -> bool | None:
+        """The operator's rules alone, for ranking: False when a deny rule refuses *host*
+        (an IPv4 address an IPv6 one carries included), True when an allow rule admits it,
+        None when neither speaks and the built-in judgment applies.
+
+        *host* is a returned URL's host as search keys it: an ASCII name, or an address
+        written canonically without brackets. The same match `judge_host` makes, so a
+        result the operator denies is never shown."""
+        address = literal_address(host)
+        name = None if address is not None else host
+        if self._denied(name, address):
+            return False
+        if self._matches(self._allow, name, address):
+            return True
+        return None
 
     def admits_by_rule(self, host: str) -> bool:
         """Whether an allow rule matches *host* (strict mode): by name, or by literal address."""

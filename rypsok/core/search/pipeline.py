@@ -19,7 +19,7 @@ response is built, so a call cancelled or cut short stores nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -44,7 +44,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import ClientError, EngineClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
-from rypsok.core.net.hostname import is_loopback_host, literal_address
+from rypsok.core.net.hostname import is_loopback_host
 from rypsok.core.parsing import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
@@ -99,7 +99,7 @@ class SearchService:
         # The one egress component; the engine client asks its engine profile (REQ-SEC-017).
         self.egress = egress
         # Without rules the built-in judgment alone applies; skip the per-URL verdict.
-        self._host_rules = host_rules(config) if config.egress.allow or config.egress.deny else None
+        self._host_rules = egress.rule_verdict if egress.has_rules else None
 
     async def search(self, request: SearchRequest, *, caller: str) -> SearchResponse:
         """One web_search. `caller` is who the call belongs to: cache entries are
@@ -423,25 +423,6 @@ def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:
     # The engine and the exception's type only: never the key (it holds the query).
     log.warn("cache_failed", engine=key.engine, stage=stage, error_type=type(exc).__name__)
     counters.add("cache", key.engine, "failed")
-
-
-def host_rules(config: Config) -> Callable[[str], bool | None]:
-    """The operator's egress rules as a verdict on a host: deny, then allow."""
-    deny, allow = config.egress.deny, config.egress.allow
-
-    def verdict(host: str) -> bool | None:
-        address = literal_address(host)
-        for rules, answer in ((deny, False), (allow, True)):
-            for rule in rules:
-                if (
-                    rule.matches_address(address)
-                    if address is not None
-                    else rule.matches_name(host)
-                ):
-                    return answer
-        return None
-
-    return verdict
 
 
 def _loopback_url(url: str) -> bool:

@@ -29,7 +29,6 @@ from typing import Final, Literal
 
 from rypsok.core import limits
 from rypsok.core.net.egress import (
-    carried_ipv4,
     ends_in_number,
     parse_ipv4,
     refused_builtin,
@@ -123,8 +122,9 @@ class _Parts:
 
 
 #: The operator's egress rules for a host (ASCII name or canonical address):
-#: True when an allow rule admits it, False when a deny rule refuses it, None when
-#: neither speaks and the built-in judgment applies (rules order: deny, allow, built-in).
+#: True when an allow rule admits it, False when a deny rule refuses it (the IPv4 address
+#: an IPv6 one carries included), None when neither speaks and the built-in judgment
+#: applies (rules order: deny, allow, built-in). `EgressPolicy.rule_verdict` is the one.
 HostRules = Callable[[str], bool | None]
 
 
@@ -144,7 +144,7 @@ def normalize(url: str, rules: HostRules | None = None) -> UrlResult:
     if rules is not None:
         lenient = _lenient_host(parts.host)
         verdict = rules(lenient[0].strip("[]")) if lenient is not None else None
-        if verdict is False or (lenient is not None and _carried_denied(lenient[0], rules)):
+        if verdict is False:
             return DroppedUrl("url_invalid")
         if verdict is True and judged is None:
             judged = lenient
@@ -441,15 +441,6 @@ def _ipv4_leading_zeros_decimal(host: str) -> ipaddress.IPv4Address | None:
     if any(v > 255 for v in values):
         return None
     return ipaddress.IPv4Address(".".join(str(v) for v in values))
-
-
-def _carried_denied(key_host: str, rules: HostRules) -> bool:
-    """A deny rule on an IPv4 address an IPv6 literal carries (6to4, NAT64, Teredo ...),
-    as the egress policy reads it: a denied address stays denied in every notation."""
-    if not key_host.startswith("["):
-        return False
-    address = ipaddress.IPv6Address(key_host[1:-1])
-    return any(rules(str(v4)) is False for v4 in carried_ipv4(address))
 
 
 def _global_address(address: Address) -> bool:
