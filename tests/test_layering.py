@@ -175,7 +175,6 @@ LAYERS: dict[str, int] = {
     "rypsok.core.boundary": 1,
     "rypsok.core.privacy": 1,
     "rypsok.core.permits": 1,
-    "rypsok.core.parsing": 1,
     "rypsok.core.ratelimit": 1,
     "rypsok.core.net": 2,
     "rypsok.core.engines.admission": 3,

@@ -1,4 +1,4 @@
-"""The parsing permits (rypsok/core/parsing.py): a parse keeps its permit until its worker
+"""The parsing permits (rypsok/core/permits.py): a parse keeps its permit until its worker
 thread has really ended, and a caller that stops waiting sets the flag that ends it early
 (REQ-SEC-012, REQ-PAGE-008, REQ-AGG-006); then the same through web_search and the
 duckduckgo driver, against the local stand-in of its endpoint."""
@@ -17,10 +17,10 @@ import anyio.lowlevel
 import anyio.to_thread
 import pytest
 
-from rypsok.core import parsing
+from rypsok.core import permits as permit_module
 from rypsok.core.engines import duckduckgo
 from rypsok.core.fetch.html.tree import ParsedDocument
-from rypsok.core.parsing import run_under_permit
+from rypsok.core.permits import run_under_permit
 from tests.ddg_standin import provider
 from tests.test_duckduckgo import captured_log, core_for
 
@@ -217,7 +217,7 @@ def test_req_agg_006_handing_back_neither_waits_for_nor_raises_from_a_finished_l
 
         def run() -> None:
             try:
-                parsing._hand_back(token, permits, borrower)
+                permit_module._hand_back(token, permits, borrower)
             except BaseException as exc:
                 raised.append(exc)
             done.set()

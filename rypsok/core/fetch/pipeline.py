@@ -41,7 +41,7 @@ from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import FetchResponse, Notice, ToolError
 from rypsok.core.net.client import ClientError, EngineClient, Response
 from rypsok.core.net.egress import EgressPolicy
-from rypsok.core.parsing import run_under_permit
+from rypsok.core.permits import run_under_permit
 from rypsok.core.telemetry import counters, log
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"

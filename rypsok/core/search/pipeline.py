@@ -45,7 +45,7 @@ from rypsok.core.model import (
 from rypsok.core.net.client import ClientError, EngineClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.hostname import is_loopback_host
-from rypsok.core.parsing import run_under_permit
+from rypsok.core.permits import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
 from rypsok.core.search.request import SearchRequest
