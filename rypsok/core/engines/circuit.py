@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Literal
 
 COUNTED = frozenset({"timeout", "rate_limited", "blocked", "parse_failure"})
-Admission = Literal["go", "probe", "skip"]
+# What the circuit says of a request about to go (not an engine's admission record).
+CircuitDecision = Literal["go", "probe", "skip"]
 # Told of every change: ("opened", cooldown in seconds) or ("closed", None).
 TransitionHook = Callable[[str, float | None], None]
 
@@ -53,7 +54,7 @@ class Circuit:
                 return "half_open"
             return "open" if self._open_until is not None else "closed"
 
-    def admit(self) -> Admission:
+    def admit(self) -> CircuitDecision:
         """Whether a request may go now; "probe" makes this request the one probe."""
         with self._lock:
             if self._probing:
