@@ -213,7 +213,9 @@ def test_req_test_019_the_committed_exclusions_are_well_formed() -> None:
 def test_req_test_019_the_mutmut_configuration_selects_module_tests_and_mypy() -> None:
     group = mutants.BY_NAME["privacy"]
     text = mutants.mutmut_config(group, ["tests/test_privacy.py"], [])
-    assert 'only_mutate = ["rypsok/core/privacy/detectors.py"]' in text
+    assert (
+        'only_mutate = ["rypsok/core/privacy/views.py", "rypsok/core/privacy/detectors.py"' in text
+    )
     assert 'pytest_add_cli_args_test_selection = ["tests/test_privacy.py"]' in text
     assert '"--deselect", "tests/test_privacy.py::test_req_priv_002_long_adversarial' in text
     assert '"mypy"' in text and "type_check_command" in text

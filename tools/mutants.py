@@ -84,7 +84,12 @@ GROUPS: tuple[Group, ...] = (
     # The fetch intake is check_url's caller: its tests read the privacy verdicts too.
     Group(
         "privacy",
-        ("rypsok/core/privacy/detectors.py",),
+        (
+            "rypsok/core/privacy/views.py",
+            "rypsok/core/privacy/detectors.py",
+            "rypsok/core/privacy/modes.py",
+            "rypsok/core/privacy/urls.py",
+        ),
         ("tests/test_privacy.py", "tests/test_properties_privacy.py", "tests/test_fetch_intake.py"),
         (
             "tests/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
@@ -93,7 +98,13 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "boundary",
-        ("rypsok/core/boundary/unicode.py",),
+        (
+            "rypsok/core/boundary/unicode.py",
+            "rypsok/core/boundary/markup.py",
+            "rypsok/core/boundary/bounds.py",
+            "rypsok/core/boundary/instructions.py",
+            "rypsok/core/boundary/clean.py",
+        ),
         (
             "tests/test_boundary.py",
             "tests/test_boundary_anchors.py",

@@ -1,4 +1,4 @@
-"""The secret check: credentials in a query or a fetch URL (REQ-PRIV-002, LIM-P1).
+"""The secret check's detectors: credentials in a query or a fetch URL (REQ-PRIV-002).
 
 Rules of this module
 - It is pure: text in, findings out. No I/O, no logging, no state.
@@ -12,18 +12,6 @@ Rules of this module
 - Time is linear in the text: every pattern either has bounded repetition or
   consumes its run possessively, and starts only at the left edge of a run, so
   no position is scanned more than a bounded number of times.
-
-Theory of operation
-The text is read through two views. Both drop the characters a reader does not
-see (format characters such as zero-width spaces, soft hyphens, bidirectional
-marks, tag characters; control characters other than tab and line breaks;
-variation selectors). The second view also percent-decodes ``%XX`` sequences,
-so ``Bearer%20...`` and ``password%3D...`` read as their decoded forms. Each
-view keeps, for every character, the span of the original text it came from,
-so a finding is reported in the original text's indices (0-based Unicode
-scalar values) and masking removes the invisible characters inside it too.
-User information in a URL is read in the first view only: decoding would turn
-``%40`` into a delimiter that the URL does not have.
 
 Case: a caller (or an agent) may change the case of a whole query. A prefix is
 matched in either case when a case change leaves the rest of the format intact:
@@ -40,12 +28,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import unicodedata
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import Final, Literal
+from typing import Final
+
+from rypsok.core.privacy.views import _View, _view
 
 # The vocabulary of kinds, in the order that breaks a tie between two findings
 # at the same position: specific formats first, generic forms last.
@@ -77,15 +66,10 @@ KINDS: Final[tuple[str, ...]] = (
 )
 _RANK: Final = {kind: i for i, kind in enumerate(KINDS)}
 
-Mode = Literal["off", "warn", "mask", "refuse"]
-MODES: Final[tuple[Mode, ...]] = ("off", "warn", "mask", "refuse")
-
 # What a masked secret becomes. It contains brackets, which no format here
 # accepts inside a token, and the assignment forms skip it by name, so a
 # masked text is never flagged again.
 PLACEHOLDER: Final = "[masked]"
-
-UrlReason = Literal["secret_in_url", "credential_in_url"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,171 +84,6 @@ class Finding:
     kind: str
     position: int
     end: int
-
-
-@dataclass(frozen=True, slots=True)
-class PrivacyDecision:
-    """What the check decided for one text under one mode.
-
-    ``text`` is what may leave the host: the original in ``off`` and ``warn``
-    modes, the masked text in ``mask`` mode, the empty string when refused. It is
-    kept out of ``repr`` because in ``warn`` mode it still carries the secret.
-    """
-
-    mode: Mode
-    refused: bool
-    findings: tuple[Finding, ...]
-    text: str = field(repr=False)
-
-    @property
-    def count(self) -> int:
-        """How many secrets were found (the count of ``credential_masked``)."""
-        return len(self.findings)
-
-    @property
-    def kind(self) -> str | None:
-        """The first finding's kind, for ``denied`` and the warning event."""
-        return self.findings[0].kind if self.findings else None
-
-    @property
-    def position(self) -> int | None:
-        """The first finding's position, for ``denied`` and the warning event."""
-        return self.findings[0].position if self.findings else None
-
-
-@dataclass(frozen=True, slots=True)
-class UrlSecret:
-    """Why a fetch URL is refused: ``secret_in_url`` or ``credential_in_url``.
-
-    ``kind`` is None for ``credential_in_url`` (a user name is not a secret).
-    ``userinfo`` says the URL carries user information at all: REQ-FETCH-007
-    refuses such a URL whatever the privacy mode, while a key-shaped text
-    elsewhere in the URL follows the mode (LIM-P1).
-    """
-
-    reason: UrlReason
-    kind: str | None
-    position: int
-    userinfo: bool
-
-
-# ---------------------------------------------------------------------------
-# Views: the text as a reader sees it, with a map back to the original.
-
-_HEX: Final = frozenset("0123456789abcdefABCDEF")
-_KEEP_CONTROLS: Final = frozenset("\t\n\r")
-# Default-ignorable code points that are not format characters (Cf).
-_OTHER_INVISIBLE: Final = frozenset(
-    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0)
-)
-
-
-def _invisible(ch: str, keep: frozenset[str]) -> bool:
-    if ch in keep:
-        return False
-    cp = ord(ch)
-    if 0x20 <= cp < 0x7F:  # printable ASCII, the common case
-        return False
-    if cp in _OTHER_INVISIBLE or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
-        return True
-    return unicodedata.category(ch) in ("Cf", "Cc")
-
-
-@dataclass(frozen=True, slots=True)
-class _View:
-    text: str
-    starts: Sequence[int]  # original index of each character's first code point
-    ends: Sequence[int]  # original index after each character's last code point
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        return self.starts[start], self.ends[end - 1]
-
-
-def _utf8_length(lead: int) -> int:
-    if lead < 0x80:
-        return 1
-    if 0xC2 <= lead <= 0xDF:
-        return 2
-    if 0xE0 <= lead <= 0xEF:
-        return 3
-    if 0xF0 <= lead <= 0xF4:
-        return 4
-    return 0
-
-
-def _percent_run(text: str, i: int) -> tuple[list[tuple[str, int, int]], int]:
-    """Decode the run of %XX triplets at ``i`` as UTF-8, one character at a time.
-
-    A byte that does not start a valid character stays literal text. Returns
-    the characters with their original spans, and the index after the run.
-    """
-    n = len(text)
-    raw = bytearray()
-    offsets: list[int] = []
-    j = i
-    while j + 2 < n and text[j] == "%" and text[j + 1] in _HEX and text[j + 2] in _HEX:
-        raw.append(int(text[j + 1 : j + 3], 16))
-        offsets.append(j)
-        j += 3
-    out: list[tuple[str, int, int]] = []
-    k = 0
-    while k < len(raw):
-        if raw[k] < 0x80:  # the common case: one ASCII byte
-            out.append((chr(raw[k]), offsets[k], offsets[k] + 3))
-            k += 1
-            continue
-        size = _utf8_length(raw[k])
-        decoded: str | None = None
-        if size and k + size <= len(raw):
-            try:
-                decoded = bytes(raw[k : k + size]).decode("utf-8")
-            except UnicodeDecodeError:
-                decoded = None
-        if decoded is None:
-            o = offsets[k]
-            out.extend((text[o + m], o + m, o + m + 1) for m in range(3))
-            k += 1
-        else:
-            out.append((decoded, offsets[k], offsets[k + size - 1] + 3))
-            k += size
-    return out, j
-
-
-# Runs of printable ASCII copy through a view unchanged; they are taken in
-# bulk so that only the rare other characters cost a step of Python each.
-_ASCII_RUN: Final = re.compile(r"[\x20-\x7e]+")
-_ASCII_RUN_NO_PERCENT: Final = re.compile(r"[\x20-\x24\x26-\x7e]+")
-
-
-def _view(text: str, *, decode: bool, keep: frozenset[str] = _KEEP_CONTROLS) -> _View:
-    n = len(text)
-    if text.isascii() and text.isprintable() and not (decode and "%" in text):
-        return _View(text, range(n), range(1, n + 1))  # nothing to drop or decode
-    bulk = _ASCII_RUN_NO_PERCENT if decode else _ASCII_RUN
-    pieces: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    i = 0
-    while i < n:
-        run = bulk.match(text, i)
-        if run is not None:
-            pieces.append(run.group())
-            starts.extend(range(i, run.end()))
-            ends.extend(range(i + 1, run.end() + 1))
-            i = run.end()
-            continue
-        ch = text[i]
-        if decode and ch == "%" and i + 2 < n and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            decoded, i = _percent_run(text, i)
-        else:
-            decoded = [(ch, i, i + 1)]
-            i += 1
-        for c, start, end in decoded:
-            if not _invisible(c, keep):
-                pieces.append(c)
-                starts.append(start)
-                ends.append(end)
-    return _View("".join(pieces), starts, ends)
 
 
 # ---------------------------------------------------------------------------
@@ -685,7 +504,7 @@ _DETECTORS: Final[tuple[tuple[Callable[[str], Iterator[_Hit]], tuple[str, ...]],
 
 
 # ---------------------------------------------------------------------------
-# The public functions.
+# Every detector over the views of a text.
 
 
 def find_secrets(text: str) -> list[Finding]:
@@ -725,141 +544,3 @@ def find_secrets(text: str) -> list[Finding]:
             continue
         merged.append(Finding(kind, start, end))
     return merged
-
-
-def _replace(text: str, findings: list[Finding]) -> str:
-    parts: list[str] = []
-    cursor = 0
-    for f in findings:
-        parts.append(text[cursor : f.position])
-        parts.append(PLACEHOLDER)
-        cursor = f.end
-    parts.append(text[cursor:])
-    return "".join(parts)
-
-
-_MASK_PASSES: Final = 4
-
-
-def _mask(text: str, findings: list[Finding]) -> tuple[str, int, bool]:
-    """Replace, check again, and repeat in case a replacement joined two pieces
-    into a new shape; the bound keeps it finite. Returns the text, how many
-    secrets were replaced, and whether the result is clean."""
-    count = 0
-    for _ in range(_MASK_PASSES):
-        if not findings:
-            return text, count, True
-        count += len(findings)
-        text = _replace(text, findings)
-        findings = find_secrets(text)
-    return text, count, not findings
-
-
-def mask(text: str) -> tuple[str, int]:
-    """``text`` with every secret replaced by `PLACEHOLDER`, and how many there were."""
-    masked, count, _clean = _mask(text, find_secrets(text))
-    return masked, count
-
-
-def apply(text: str, mode: str) -> PrivacyDecision:
-    """Apply one LIM-P1 mode to a query (or URL) before any outbound request.
-
-    - ``off``: nothing is checked; the text goes as it is.
-    - ``warn``: the text goes as it is; ``findings`` says what to log (kind and
-      position, never the value).
-    - ``mask``: each secret becomes `PLACEHOLDER`; ``count`` is the
-      ``credential_masked`` count.
-    - ``refuse``: any finding refuses the call; ``kind`` and ``position`` are
-      the first finding's, for ``denied`` with ``secret_in_query``.
-
-    Raises ValueError for a mode outside LIM-P1 (configuration validates it).
-    """
-    if mode == "off":
-        return PrivacyDecision("off", False, (), text)
-    findings = tuple(find_secrets(text))
-    if mode == "warn":
-        return PrivacyDecision("warn", False, findings, text)
-    if mode == "refuse":
-        if findings:
-            return PrivacyDecision("refuse", True, findings, "")
-        return PrivacyDecision("refuse", False, (), text)
-    if mode == "mask":
-        if not findings:
-            return PrivacyDecision("mask", False, (), text)
-        masked, _count, clean = _mask(text, list(findings))
-        if not clean:  # pragma: no cover - never seen; refusing is the safe side
-            return PrivacyDecision("mask", True, findings, "")
-        return PrivacyDecision("mask", False, findings, masked)
-    raise ValueError("unknown secret_detection mode")
-
-
-# ---------------------------------------------------------------------------
-# Fetch URLs.
-
-_SPECIAL_SCHEMES: Final = frozenset(("http", "https", "ws", "wss", "ftp"))
-_URL_KEEP: Final = frozenset[str]()  # a URL parser removes tabs and line breaks too
-_SCHEME = re.compile(r"[\x00-\x20]{0,2048}+(?P<s>[A-Za-z][A-Za-z0-9+.-]{0,63}+):")
-
-
-@dataclass(frozen=True, slots=True)
-class _Userinfo:
-    start: int  # where the user information starts in the URL
-    has_name: bool
-    password: int | None  # where a non-empty password starts, if there is one
-
-
-def _userinfo(url: str) -> _Userinfo | None:
-    """The user information of ``url``, or None when it carries none.
-
-    Read the way a WHATWG URL parser reads it, so that what is judged here is
-    what a client would send: tabs and line breaks are ignored, after a special
-    scheme any run of / and \\ ends the scheme, the authority ends at / ? # (and
-    \\ for special schemes), and the user information ends at its last @.
-    """
-    view = _view(url, decode=False, keep=_URL_KEEP)
-    s = view.text
-    m = _SCHEME.match(s)
-    if m is None:
-        return None
-    i = m.end()
-    special = m.group("s").lower() in _SPECIAL_SCHEMES
-    if special:
-        while i < len(s) and s[i] in "/\\":
-            i += 1
-    elif s.startswith("//", i):
-        i += 2
-    else:
-        return None
-    stops = "/?#\\" if special else "/?#"
-    j = i
-    while j < len(s) and s[j] not in stops:
-        j += 1
-    at = s.rfind("@", i, j)
-    if at <= i:  # no @, or an empty user information: nothing is carried
-        return None
-    colon = s.find(":", i, at)
-    name_end = at if colon < 0 else colon
-    password = view.starts[colon + 1] if 0 <= colon < at - 1 else None
-    if name_end == i and password is None:  # ":@" carries neither
-        return None
-    return _Userinfo(view.starts[i], name_end > i, password)
-
-
-def check_url(url: str) -> UrlSecret | None:
-    """Why ``url`` must not be fetched as it is, or None.
-
-    ``secret_in_url`` for ``user:password@`` (at the password) and for a
-    key-shaped text anywhere in the URL (its kind and position);
-    ``credential_in_url`` for a user name alone, at the name. A password wins
-    over anything else in the URL, and a secret over a name. Never raises.
-    """
-    info = _userinfo(url)
-    if info is not None and info.password is not None:
-        return UrlSecret("secret_in_url", "url_userinfo_password", info.password, True)
-    findings = find_secrets(url)
-    if findings:
-        first = findings[0]
-        return UrlSecret("secret_in_url", first.kind, first.position, info is not None)
-    if info is not None:
-        return UrlSecret("credential_in_url", None, info.start, True)
-    return None

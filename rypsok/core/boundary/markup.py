@@ -1,0 +1,217 @@
+"""Markup removal and character references for provider text (REQ-CTX-004).
+
+The scanner never evaluates anything: it skips tags, comments, CDATA sections,
+doctypes and processing instructions and keeps the text between. References are
+then decoded once; decoded text is never parsed again, so ``&lt;b&gt;`` comes
+back as the literal text ``<b>``.
+
+Decisions where the book is silent:
+
+- named character references need their semicolon (``&copy=2`` in a URL
+  stays as written); numeric ones may omit it. ``&#0;``, surrogates and values
+  above U+10FFFF are invalid and stay as text; 0x80..0x9F map as HTML does
+  (windows-1252), and the ones windows-1252 leaves undefined become C1
+  controls, which the control rule then removes and counts;
+- the content of script, style, template, noscript, iframe, noembed and
+  noframes elements is removed with its tags: a browser does not render it.
+  Block-level tags and ``<br>`` become a space, inline tags nothing, so
+  ``<b>Rust</b>acean`` stays one word. Comments, CDATA sections, doctypes and
+  processing instructions are removed with their content; a construct still
+  open at the end of the text (a provider cut mid-tag) is removed to the end.
+"""
+
+from __future__ import annotations
+
+import re
+from html.entities import html5 as _HTML5_ENTITIES
+from typing import Final
+
+# Elements whose content a browser does not show as text.
+_HIDDEN_CONTENT: Final = frozenset(
+    ("script", "style", "template", "noscript", "iframe", "noembed", "noframes")
+)
+_HIDDEN_END: Final = {
+    name: re.compile(r"</" + name + r"(?=[\s/>]|\Z)", re.IGNORECASE | re.ASCII)
+    for name in _HIDDEN_CONTENT
+}
+_COMMENT_END: Final = re.compile(r"--!?>")
+# Tags that separate words when rendered; every other tag joins its neighbours.
+_BLOCK_TAGS: Final = frozenset(
+    (
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "caption",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    )
+)
+
+
+def _is_ascii_letter(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
+def _tag_end(raw: str, start: int) -> int:
+    """Index after the '>' that closes the tag whose name ends at `start`.
+
+    A quoted attribute value may contain '>'. A tag still open at the end of
+    the text runs to the end.
+    """
+    n = len(raw)
+    j = start
+    while j < n:
+        ch = raw[j]
+        if ch == ">":
+            return j + 1
+        if ch == "=":
+            j += 1
+            while j < n and raw[j] in " \t\n\r\f":
+                j += 1
+            if j < n and raw[j] in "\"'":
+                close = raw.find(raw[j], j + 1)
+                if close < 0:
+                    return n
+                j = close + 1
+                continue
+            continue
+        j += 1
+    return n
+
+
+def _strip_markup(raw: str) -> str:
+    """Remove tags, comments, CDATA and declarations; keep the text between."""
+    out: list[str] = []
+    n = len(raw)
+    i = 0
+    while i < n:
+        lt = raw.find("<", i)
+        if lt < 0:
+            out.append(raw[i:])
+            break
+        out.append(raw[i:lt])
+        nxt = raw[lt + 1] if lt + 1 < n else ""
+        if raw.startswith("<!--", lt):
+            if raw.startswith("<!-->", lt) or raw.startswith("<!--->", lt):
+                i = raw.index(">", lt + 4) + 1  # an empty comment closes at once
+                continue
+            m = _COMMENT_END.search(raw, lt + 4)
+            if m is None:
+                break  # an unclosed comment hides the rest
+            i = m.end()
+        elif raw[lt : lt + 9].upper() == "<![CDATA[":
+            e = raw.find("]]>", lt + 9)
+            if e < 0:
+                break
+            i = e + 3
+        elif nxt in ("!", "?"):
+            e = raw.find(">", lt + 2)
+            if e < 0:
+                break
+            i = e + 1
+        elif nxt == "/":
+            after = raw[lt + 2] if lt + 2 < n else ""
+            if _is_ascii_letter(after):
+                j = lt + 2
+                while j < n and raw[j] not in " \t\n\r\f/>":
+                    j += 1
+                if raw[lt + 2 : j].lower() in _BLOCK_TAGS:
+                    out.append(" ")
+                i = _tag_end(raw, j)
+            else:
+                e = raw.find(">", lt + 2)  # '</>' and '</ x>' are not rendered
+                if e < 0:
+                    break
+                i = e + 1
+        elif _is_ascii_letter(nxt):
+            j = lt + 1
+            while j < n and raw[j] not in " \t\n\r\f/>":
+                j += 1
+            name = raw[lt + 1 : j].lower()
+            i = _tag_end(raw, j)
+            if name in _BLOCK_TAGS:
+                out.append(" ")
+            elif name in _HIDDEN_CONTENT:
+                # A browser ignores the slash of <script/>: what follows is hidden.
+                m = _HIDDEN_END[name].search(raw, i)
+                if m is None:
+                    break
+                i = _tag_end(raw, m.end())
+        else:
+            out.append("<")  # '<' not followed by a tag name is text: "a < b", "<3"
+            i = lt + 1
+    return "".join(out)
+
+
+_CHAR_REF: Final = re.compile(
+    r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]{0,40});)"
+)
+
+
+def _numeric_ref(digits: str, base: int) -> str | None:
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 8:
+        return None  # far beyond U+10FFFF; also keeps int() away from huge strings
+    cp = int(digits, base)
+    if cp == 0 or 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
+        return None
+    if 0x80 <= cp <= 0x9F:
+        # HTML reads these as windows-1252; the five holes stay C1 controls.
+        try:
+            return bytes((cp,)).decode("cp1252")
+        except UnicodeDecodeError:
+            return chr(cp)
+    return chr(cp)
+
+
+def _decode_ref(match: re.Match[str]) -> str:
+    hexa, dec, name = match.groups()
+    if hexa is not None:
+        value = _numeric_ref(hexa, 16)
+    elif dec is not None:
+        value = _numeric_ref(dec, 10)
+    else:
+        value = _HTML5_ENTITIES.get(name + ";")
+    return match.group(0) if value is None else value
+
+
+def _decode_entities(text: str) -> str:
+    # One pass: '&amp;lt;' becomes '&lt;', never '<'.
+    return _CHAR_REF.sub(_decode_ref, text) if "&" in text else text
