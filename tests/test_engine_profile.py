@@ -33,7 +33,7 @@ from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.engines.wikipedia import WikipediaDriver
 from rypsok.core.facade import Rypsok
 from rypsok.core.net import client as client_module
-from rypsok.core.net.client import EngineClient, IPAddress, user_agent
+from rypsok.core.net.client import IPAddress, OutboundClient, user_agent
 from tests.engine_standin import (
     BRAVE,
     ELSEWHERE,
@@ -69,7 +69,7 @@ def core_for(tmp_path: Path, text: str, resolver: Resolver | None = None) -> Ryp
     path = tmp_path / "rypsok.toml"
     path.write_text("config_version = 1\n" + text, encoding="utf-8")
     config = load(str(path), {"BRAVE_API_KEY": TOKEN})
-    client = EngineClient(
+    client = OutboundClient(
         tls=client_tls(),
         user_agent=user_agent(""),
         proxy=config.egress.proxy,

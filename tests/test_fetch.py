@@ -18,7 +18,7 @@ import pytest
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import ToolError
-from rypsok.core.net.client import EngineClient, user_agent
+from rypsok.core.net.client import OutboundClient, user_agent
 from rypsok.core.telemetry import log
 from tests.site import Page, ca_context, site
 
@@ -54,7 +54,7 @@ def make(tmp_path: Path, body: str = ALLOW_LOCAL, resolver: Any = None) -> Rypso
     path = tmp_path / "c.toml"
     path.write_text("config_version = 1\n" + body)
     config = load(str(path), {})
-    client = EngineClient(tls=ca_context(), user_agent=user_agent(""), resolver=resolver)
+    client = OutboundClient(tls=ca_context(), user_agent=user_agent(""), resolver=resolver)
     return Rypsok(config, tls=ca_context(), fetch_client=client)
 
 

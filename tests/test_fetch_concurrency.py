@@ -33,7 +33,7 @@ from rypsok.core.facade import Rypsok
 from rypsok.core.fetch import pipeline
 from rypsok.core.fetch.html.tree import parse_html
 from rypsok.core.model import ToolError
-from rypsok.core.net.client import EngineClient, user_agent
+from rypsok.core.net.client import OutboundClient, user_agent
 from tests.site import CA, ca_context
 
 NAMES = tuple(f"h{i}.test" for i in range(8))
@@ -140,7 +140,7 @@ def make(tmp_path: Path, *, fetch: str = "", limit: str = "") -> Rypsok:
         f"[limits]\nweb_fetch_per_minute = 600\n{limit}"
     )
     config = load(str(path), {})
-    client = EngineClient(tls=ca_context(), user_agent=user_agent(""), resolver=loopback)
+    client = OutboundClient(tls=ca_context(), user_agent=user_agent(""), resolver=loopback)
     return Rypsok(config, tls=ca_context(), fetch_client=client)
 
 

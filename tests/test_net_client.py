@@ -34,8 +34,8 @@ from rypsok import PROJECT_URL, __version__
 from rypsok.core.config.settings import Proxy
 from rypsok.core.net.client import (
     ClientError,
-    EngineClient,
     IPAddress,
+    OutboundClient,
     Response,
     _BodySink,
     _parse_url,
@@ -98,11 +98,11 @@ def client(
     proxy: Proxy | None = None,
     tls: ssl.SSLContext | None = None,
     resolver: Callable[[str, int], Awaitable[list[IPAddress]]] = to_loopback,
-) -> EngineClient:
-    return EngineClient(tls=tls or pki.client, user_agent=UA, proxy=proxy, resolver=resolver)
+) -> OutboundClient:
+    return OutboundClient(tls=tls or pki.client, user_agent=UA, proxy=proxy, resolver=resolver)
 
 
-async def fetch(engine: EngineClient, url: str, **kwargs: object) -> Response:
+async def fetch(engine: OutboundClient, url: str, **kwargs: object) -> Response:
     options: dict[str, object] = {
         "max_bytes": MIB,
         "connect_timeout_s": 1.0,
@@ -536,7 +536,7 @@ async def test_tls_context_without_verification_is_refused(pki: Pki) -> None:
     lax.check_hostname = False
     lax.verify_mode = ssl.CERT_NONE
     with pytest.raises(ValueError):
-        EngineClient(tls=lax, user_agent=UA)
+        OutboundClient(tls=lax, user_agent=UA)
 
 
 async def test_req_sec_011_connect_timeout(pki: Pki) -> None:
@@ -729,7 +729,7 @@ async def test_default_resolver_runs_getaddrinfo_for_a_name(pki: Pki) -> None:
     # "localhost" through the system resolver (no DNS traffic: the hosts file);
     # whatever order it gives, one of its addresses is 127.0.0.1 where we listen.
     async with serve(answer(), pki.server) as server:
-        engine = EngineClient(tls=pki.client, user_agent=UA)
+        engine = OutboundClient(tls=pki.client, user_agent=UA)
         response = await fetch(engine, f"https://localhost:{server.port}/")
     assert response.status == 200
 

@@ -35,7 +35,7 @@ from rypsok.core.model import (
     status_deadline,
     unknown_parameter,
 )
-from rypsok.core.net.client import EngineClient, user_agent
+from rypsok.core.net.client import OutboundClient, user_agent
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.tls import client_context
@@ -58,8 +58,8 @@ class Rypsok:
         config: Config,
         *,
         tls: ssl.SSLContext | None = None,
-        client: EngineClient | None = None,
-        fetch_client: EngineClient | None = None,
+        client: OutboundClient | None = None,
+        fetch_client: OutboundClient | None = None,
     ) -> None:
         self.config = config
         self.health = HealthRegistry(config)
@@ -76,11 +76,11 @@ class Rypsok:
         agent = user_agent(config.service.user_agent_contact)
         trust = tls
 
-        def new_client(proxy: Proxy | None = None) -> EngineClient:
+        def new_client(proxy: Proxy | None = None) -> OutboundClient:
             nonlocal trust
             if trust is None:
                 trust = client_context()
-            return EngineClient(tls=trust, user_agent=agent, proxy=proxy)
+            return OutboundClient(tls=trust, user_agent=agent, proxy=proxy)
 
         self.client = client or new_client(config.egress.proxy)
         active = [e for e in config.engines if e.active]

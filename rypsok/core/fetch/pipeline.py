@@ -39,7 +39,7 @@ from rypsok.core.fetch.robots import (
 )
 from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import FetchResponse, Notice, ToolError
-from rypsok.core.net.client import ClientError, EngineClient, Response
+from rypsok.core.net.client import ClientError, OutboundClient, Response
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.permits import run_under_permit
 from rypsok.core.telemetry import counters, log
@@ -78,7 +78,7 @@ class FetchService:
     def __init__(
         self,
         config: Config,
-        client: EngineClient,
+        client: OutboundClient,
         policy: EgressPolicy,
         parsing: anyio.CapacityLimiter,
         returned: ReturnedUrls,

@@ -446,8 +446,11 @@ def _engine_judge(engine: EngineProfile, host: str, also: Judge | None) -> Judge
 # ---------------------------------------------------------------------------- client
 
 
-class EngineClient:
+class OutboundClient:
     """Outbound GETs for one profile: one trust store, one User-Agent, one proxy (or none).
+
+    Both profiles use it: the engines' requests (with an engine profile, through the proxy)
+    and the agent-directed fetches and robots.txt reads (their own instance, no proxy).
 
     Environment proxy variables are never read: the proxy is what the
     configuration gave, or nothing (REQ-RES-008).
@@ -629,10 +632,10 @@ class EngineClient:
 __all__ = [
     "HEAD_MAX_BYTES",
     "ClientError",
-    "EngineClient",
     "ErrorKind",
     "IPAddress",
     "Judge",
+    "OutboundClient",
     "Resolver",
     "Response",
     "system_resolver",

@@ -42,7 +42,7 @@ from rypsok.core.model import (
     search_deadline,
     secret_in_query,
 )
-from rypsok.core.net.client import ClientError, EngineClient
+from rypsok.core.net.client import ClientError, OutboundClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.hostname import is_loopback_host
 from rypsok.core.permits import run_under_permit
@@ -78,7 +78,7 @@ class SearchService:
         self,
         config: Config,
         health: HealthRegistry,
-        client: EngineClient,
+        client: OutboundClient,
         drivers: Mapping[str, Driver],
         limiters: Mapping[str, ProviderLimiter],
         egress: EgressPolicy,
