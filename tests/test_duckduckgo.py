@@ -32,12 +32,12 @@ from rypsok.core.engines.base import (
     HeaderLookup,
     OutboundRequest,
     RawResult,
-    SkipReason,
     header_lookup,
 )
 from rypsok.core.engines.duckduckgo import ADMISSION, DuckDuckGoDriver
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.facade import Rypsok
+from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.client import user_agent
 from rypsok.core.telemetry import log
 from tests.conftest import FakeClock, cli
@@ -606,8 +606,8 @@ class _Spy:
     def reset(cls) -> None:
         cls.running = cls.peak = 0
 
-    def skip_reason(self, q: EngineQuery) -> SkipReason | None:
-        result: SkipReason | None = self.inner.skip_reason(q)
+    def skip_reason(self, q: EngineQuery) -> QuerySkipReason | None:
+        result: QuerySkipReason | None = self.inner.skip_reason(q)
         return result
 
     def request(self, q: EngineQuery) -> OutboundRequest:

@@ -34,7 +34,10 @@ NoticeCode = Literal[
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
 ]
-SkipReason = Literal["time_range", "language", "query_too_long", "cooldown", "rate_limited"]
+# Why an engine was not asked (engine_skipped's reason): what a driver says of the query
+# (Driver.skip_reason), or the pipeline's own word (the circuit's cooldown, the rate turn).
+QuerySkipReason = Literal["time_range", "language", "query_too_long"]
+SkipReason = Literal[QuerySkipReason, "cooldown", "rate_limited"]
 DropReason = Literal["instruction_like_content", "url_too_long", "url_invalid"]
 DeniedReason = Literal[
     "egress",

@@ -16,11 +16,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 # Re-exported: the records are their own module, which the configuration reads alone.
 from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
 from rypsok.core.engines.admission import Admission as Admission
+from rypsok.core.model import QuerySkipReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +69,6 @@ class EngineFailure(Exception):
 
 # -- The driver contract ---------------------------------------------------------------------
 
-SkipReason = Literal["language", "time_range", "query_too_long"]
 
 # REQ-ENG-006: every failed engine request is exactly one of these.
 ERROR_CLASSES: tuple[str, ...] = (
@@ -96,7 +96,7 @@ class Driver(Protocol):
     @property
     def admission(self) -> Admission: ...
 
-    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+    def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         """Why this engine cannot honour the query, or None when it can."""
         ...
 

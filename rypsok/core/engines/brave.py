@@ -18,13 +18,13 @@ from rypsok.core.engines.base import (
     HeaderLookup,
     OutboundRequest,
     RawResult,
-    SkipReason,
     date_part,
     delay_seconds,
     load_json,
     query_too_long,
     text,
 )
+from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ class BraveDriver:
             raise ValueError(f"the brave driver has no endpoint {self._endpoint!r}")
         self._credential = settings.credential
 
-    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+    def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if search_lang(query.language, query.region) is None:
             return "language"
         if query.time_range is not None and query.time_range not in _FRESHNESS:

@@ -31,13 +31,13 @@ from rypsok.core.engines.base import (
     OutboundRequest,
     PageDriver,
     RawResult,
-    SkipReason,
     delay_seconds,
     query_too_long,
     text,
 )
 from rypsok.core.fetch import charset
 from rypsok.core.fetch.html.tree import Element, Text, parse_html
+from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class DuckDuckGoDriver:
         # The endpoint is fixed by the record: no base_url, no endpoint key.
         self.admission = ADMISSION
 
-    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+    def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if query.time_range is not None and query.time_range not in _PERIOD:
             return "time_range"
         if query_too_long(self.admission, query.query):

@@ -26,13 +26,13 @@ from rypsok.core.engines.base import (
     HeaderLookup,
     OutboundRequest,
     RawResult,
-    SkipReason,
     date_part,
     delay_seconds,
     load_json,
     query_too_long,
     text,
 )
+from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class WikipediaDriver:
         # the edition follows the language of each query.
         self._mirror = None if settings.base_url is None else mirror_urls(settings.base_url)
 
-    def skip_reason(self, query: EngineQuery) -> SkipReason | None:
+    def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if self._mirror is None and edition(query.language) is None:
             return "language"
         if query.time_range is not None:
