@@ -191,7 +191,7 @@ class Rypsok:
                 self._log_call(tool, outcome, _ms(started), arguments)
 
     async def status(
-        self, caller: str = LOCAL_CALLER, arguments: Mapping[str, Any] | None = None
+        self, arguments: Mapping[str, Any] | None = None, caller: str = LOCAL_CALLER
     ) -> StatusResponse:
         """Every configured engine's state, from memory; never a request (LIM-S13).
 

@@ -110,7 +110,7 @@ def build_server(
                 page = await core.fetch(arguments, caller)
                 return _result(core, page.to_json())
             if params.name == "engine_status":
-                response = await core.status(caller, arguments)
+                response = await core.status(arguments, caller)
                 return _result(core, response.to_json())
         except ToolError as error:
             return _result(core, error.to_json(), is_error=True)
