@@ -9,11 +9,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from rypsok.core.config.positions import Path, Positions, hidden_reason, render, shown
 from rypsok.core.config.problems import Problem, describe
 from rypsok.core.limits import Limit
+
+# A closed set of words (a Literal type of config/settings.py): `choice` keeps the type.
+Word = TypeVar("Word", bound=str)
 
 MISSING: Any = object()
 Table = dict[str, Any]
@@ -124,8 +127,8 @@ class Reader:
         return int(value)
 
     def choice(
-        self, table: Table, path: Path, name: str, choices: tuple[str, ...], default: str
-    ) -> str:
+        self, table: Table, path: Path, name: str, choices: tuple[Word, ...], default: Word
+    ) -> Word:
         value = table.get(name, MISSING)
         if value is MISSING:
             return default
@@ -136,7 +139,7 @@ class Reader:
         if value not in choices:
             self.add((*path, name), f"{expected}, found an unknown word")
             return default
-        return value
+        return choices[choices.index(value)]  # the word as its closed set types it
 
     def text(
         self,

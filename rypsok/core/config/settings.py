@@ -7,11 +7,21 @@ every secret already resolved (or its absence recorded).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final, Literal, get_args
 
 from rypsok.core.config.secrets import Secret
-from rypsok.core.engines.admission import CATEGORIES, Admission
+from rypsok.core.engines.admission import CATEGORIES, Admission, Endpoint
 from rypsok.core.net.proxy import Proxy as Proxy  # its home is net/; here for readers
 from rypsok.core.net.rules import Rule
+
+# Settings with a closed set of values: the type is the set, and the validator offers the
+# words in this order (its messages list them so).
+SafeSearch = Literal["off", "moderate", "strict"]
+SecretDetection = Literal["off", "warn", "mask", "refuse"]
+LogLevel = Literal["error", "warn", "info", "debug"]
+SAFE_SEARCH: Final[tuple[SafeSearch, ...]] = get_args(SafeSearch)
+SECRET_DETECTION: Final[tuple[SecretDetection, ...]] = get_args(SecretDetection)
+LOG_LEVELS: Final[tuple[LogLevel, ...]] = get_args(LogLevel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +65,7 @@ class ServiceSettings:
 class SearchSettings:
     languages: tuple[str, ...]
     region: str
-    safe_search: str
+    safe_search: SafeSearch
     max_results: int
     max_results_ceiling: int
     query_max_chars: int
@@ -115,12 +125,12 @@ class ResilienceSettings:
 
 @dataclass(frozen=True, slots=True)
 class PrivacySettings:
-    secret_detection: str
+    secret_detection: SecretDetection
 
 
 @dataclass(frozen=True, slots=True)
 class LoggingSettings:
-    level: str
+    level: LogLevel
     log_queries: bool
 
 
@@ -151,7 +161,7 @@ class EngineSettings:
     preference: int
     api_key_env: str | None
     api_key_file_set: bool  # the path itself is never kept for display
-    endpoint: str | None
+    endpoint: Endpoint | None
     base_url: str | None
     credential: Secret | None
     credential_problem: str | None  # why a keyed engine has no credential

@@ -19,6 +19,9 @@ from rypsok.core.config.positions import Path, Positions, hidden_reason, render,
 from rypsok.core.config.problems import ConfigError, Problem, describe
 from rypsok.core.config.reader import IDENTIFIER, MISSING, Reader, Table
 from rypsok.core.config.settings import (
+    LOG_LEVELS,
+    SAFE_SEARCH,
+    SECRET_DETECTION,
     CacheSettings,
     Caller,
     Config,
@@ -44,7 +47,7 @@ from rypsok.core.config.urls import (
     parse_proxy,
 )
 from rypsok.core.engines import admission as records
-from rypsok.core.engines.admission import CATEGORIES
+from rypsok.core.engines.admission import CATEGORIES, Endpoint
 from rypsok.core.net.hostname import is_loopback_host
 from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.rules import Rule, RuleError, parse_rule
@@ -116,14 +119,14 @@ def validate(
             privacy_raw,
             ("privacy",),
             "secret_detection",
-            ("off", "warn", "mask", "refuse"),
+            SECRET_DETECTION,
             "refuse",
         )
     )
     logging_raw = r.table(doc, (), "logging")
     r.unknown(logging_raw, ("logging",), ("level", "log_queries"))
     logging = LoggingSettings(
-        r.choice(logging_raw, ("logging",), "level", ("error", "warn", "info", "debug"), "info"),
+        r.choice(logging_raw, ("logging",), "level", LOG_LEVELS, "info"),
         r.boolean(logging_raw, ("logging",), "log_queries", False),
     )
     status_raw = r.table(doc, (), "status")
@@ -411,7 +414,7 @@ def _search(r: Reader, raw: Table) -> SearchSettings:
         "two uppercase letters",
         lambda s: s if _REGION.fullmatch(s) else None,
     )
-    safe = r.choice(raw, path, "safe_search", ("off", "moderate", "strict"), "moderate")
+    safe = r.choice(raw, path, "safe_search", SAFE_SEARCH, "moderate")
     ceiling = r.integer(raw, path, "max_results_ceiling", L("LIM-S2C"))
     max_results = r.integer(
         raw,
@@ -725,7 +728,7 @@ def _engine(
     categories = _categories(r, entry, path)
     preference = r.ranged(entry, path, "preference", 100, -(2**31), 2**31 - 1)
 
-    endpoint: str | None = None
+    endpoint: Endpoint | None = None
     if admission.endpoints:
         endpoint = r.choice(entry, path, "endpoint", admission.endpoints, admission.endpoints[0])
     elif "endpoint" in entry:

@@ -9,12 +9,14 @@ drivers, their parsers or the HTML tree (tests/test_layering.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from rypsok.core import limits
 
 # The book's categories, in its order (the order engine_status and check list them in).
 CATEGORIES: tuple[str, ...] = ("general", "news", "science", "code")
+# The values of an engine's `endpoint` key, over every driver type (Brave's web and news).
+Endpoint = Literal["web", "news"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,7 @@ class Admission:
     max_query_chars: int
     max_query_words: int | None
     time_ranges: bool  # honours time_range
-    endpoints: tuple[str, ...] = ()  # values of the `endpoint` key; () when none
+    endpoints: tuple[Endpoint, ...] = ()  # values of the `endpoint` key; () when none
     accepts_base_url: bool = False
     response_bytes: int = 0  # bound after decompression
     # The answer is a page made for people: the driver's parse runs in a worker thread

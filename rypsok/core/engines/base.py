@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 # Re-exported: the records are their own module, which the configuration reads alone.
+from rypsok.core.config.settings import SafeSearch
 from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
 from rypsok.core.engines.admission import Admission as Admission
 from rypsok.core.model import QuerySkipReason
@@ -32,7 +33,7 @@ class EngineQuery:
     category: str
     language: str  # a configured language tag, e.g. "en", "pt-BR"
     region: str  # two uppercase letters, e.g. "US"
-    safe_search: str  # off, moderate, strict
+    safe_search: SafeSearch
     time_range: str | None  # day, week, month, year
     count: int  # results requested (LIM-S3)
 
