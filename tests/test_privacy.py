@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rypsok.core.boundary import Cleaned, clean_text
 from rypsok.core.privacy import (
     KINDS,
     MODES,
@@ -257,6 +259,37 @@ def test_req_priv_002_invisible_character_inside_is_found(kind: str, invisible: 
     assert find_secrets(text) == [Finding(kind, position, position + len(split))]
     masked = apply(text, "mask").text
     assert invisible not in masked and value[middle:] not in masked
+
+
+# Default-ignorable code points this Python's Unicode tables leave unassigned: a renderer
+# shows them as nothing, so both the cleaner and the secret check treat them as invisible.
+UNASSIGNED_IGNORABLE = [0x2065, 0xFFF0, 0xE0080, 0xE0FFF]
+
+
+@pytest.mark.parametrize(
+    "cp", UNASSIGNED_IGNORABLE, ids=[f"U+{c:04X}" for c in UNASSIGNED_IGNORABLE]
+)
+def test_req_sec_015_req_priv_002_an_unassigned_default_ignorable_is_invisible_to_both_checks(
+    cp: int,
+) -> None:
+    ch = chr(cp)
+    assert unicodedata.category(ch) == "Cn"  # still unassigned in the running Python
+    assert clean_text(f"a{ch}b", markup=False) == Cleaned("ab", 1)
+    value = EXAMPLES["github_token"][1]
+    split = value[:10] + ch + value[10:]
+    text, position = sample("github_token", split)
+    assert find_secrets(text) == [Finding("github_token", position, position + len(split))]
+    assert ch not in apply(text, "mask").text
+
+
+def test_req_priv_002_a_drawn_format_mark_inside_a_secret_is_read_through() -> None:
+    # U+0600 is a format character that is drawn: the cleaner keeps it as writing, and the
+    # secret check still reads through it, as it reads through every format character.
+    assert clean_text("a\u0600b", markup=False) == Cleaned("a\u0600b", 0)
+    value = EXAMPLES["github_token"][1]
+    split = value[:10] + "\u0600" + value[10:]
+    text, position = sample("github_token", split)
+    assert find_secrets(text) == [Finding("github_token", position, position + len(split))]
 
 
 @pytest.mark.parametrize("kind", KINDS)

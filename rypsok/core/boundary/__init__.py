@@ -34,11 +34,10 @@ from rypsok.core.boundary.instructions import _OTHER_PATTERNS as _OTHER_PATTERNS
 from rypsok.core.boundary.instructions import Check, count_instruction_like, looks_like_instruction
 from rypsok.core.boundary.instructions import _anchor_index as _anchor_index
 from rypsok.core.boundary.instructions import _any_match as _any_match
-from rypsok.core.boundary.unicode import ZWJ, ZWNJ, Ranges
+from rypsok.core.boundary.unicode import ZWJ, ZWNJ, Ranges, is_invisible
 from rypsok.core.boundary.unicode import _indic_script as _indic_script
 from rypsok.core.boundary.unicode import _is_emoji_extender as _is_emoji_extender
 from rypsok.core.boundary.unicode import _is_pictographic as _is_pictographic
-from rypsok.core.boundary.unicode import _is_removable as _is_removable
 from rypsok.core.boundary.unicode import _is_variation_selector as _is_variation_selector
 from rypsok.core.boundary.unicode import _is_virama as _is_virama
 from rypsok.core.boundary.unicode import _joining_script as _joining_script
@@ -61,6 +60,7 @@ __all__ = [
     "clean_result",
     "clean_text",
     "count_instruction_like",
+    "is_invisible",
     "looks_like_instruction",
     "tally",
 ]

@@ -15,8 +15,8 @@ from rypsok.core.boundary.unicode import (
     ZWJ,
     ZWNJ,
     _collapse_whitespace,
-    _is_removable,
     _suspicious,
+    is_invisible,
 )
 
 # Precision over recall: a flag costs a notice, or the whole result when the
@@ -271,7 +271,7 @@ def _normal_form(text: str) -> str:
         text = "".join(
             ch
             for ch in text
-            if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not _is_removable(ch)
+            if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not is_invisible(ch)
         )
         text = text.replace(ZWNJ, "").replace(ZWJ, "")
     return _collapse_whitespace(text.casefold())

@@ -31,7 +31,8 @@ Decisions where the book is silent:
 - private-use characters stay: they are visible (an icon glyph or a box), not
   format characters, and removing them would hide that the provider sent them;
 - unassigned code points stay (a newer emoji than our Unicode tables), except
-  the 66 noncharacters, which are never assigned;
+  the 66 noncharacters, which are never assigned, and the unassigned code points
+  of the default-ignorable ranges, which Unicode reserves to be shown as nothing;
 - the prepended concatenation marks (U+0600..U+0605, U+06DD, U+070F, U+0890,
   U+0891, U+08E2, U+110BD, U+110CD) are Cf but visible signs, so they stay.
 
@@ -243,8 +244,16 @@ def _is_emoji_extender(ch: str) -> bool:
 
 
 @_per_character
-def _is_removable(ch: str) -> bool:
-    """Invisible or control, before the joiner and selector exceptions."""
+def is_invisible(ch: str) -> bool:
+    """Whether `ch` is invisible or a control: the one rule of the package.
+
+    Controls (the whitespace ones too: callers that keep them test them first),
+    lone surrogates, noncharacters, format characters other than the drawn
+    prepended marks, and every default-ignorable code point, assigned or not
+    (an unassigned one is reserved to be shown as nothing). The cleaner then keeps
+    a joiner or a selector where it carries writing; the secret check has no
+    such exceptions.
+    """
     cp = ord(ch)
     category = unicodedata.category(ch)
     if category in ("Cc", "Cs"):
@@ -289,7 +298,7 @@ def _joiner_fits(joiner: str, seq: list[str], before: int, after: int) -> bool:
 
 
 def _suspicious(ch: str) -> bool:
-    return ch in _JOINERS or _is_variation_selector(ord(ch)) or _is_removable(ch)
+    return ch in _JOINERS or _is_variation_selector(ord(ch)) or is_invisible(ch)
 
 
 _ISLAND_MARGIN: Final = 32
@@ -346,7 +355,7 @@ def _remove_invisible_passes(text: str) -> tuple[str, int]:
             first.append(" ")
         elif ch in _JOINERS or _is_variation_selector(ord(ch)):
             first.append(ch)
-        elif _is_removable(ch):
+        elif is_invisible(ch):
             removed += 1
         else:
             first.append(ch)

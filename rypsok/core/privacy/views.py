@@ -1,15 +1,18 @@
 """Views of a text for the secret check: the text as a reader sees it (REQ-PRIV-002).
 
 The text is read through two views. Both drop the characters a reader does not
-see (format characters such as zero-width spaces, soft hyphens, bidirectional
-marks, tag characters; control characters other than tab and line breaks;
-variation selectors). The second view also percent-decodes ``%XX`` sequences,
-so ``Bearer%20...`` and ``password%3D...`` read as their decoded forms. Each
-view keeps, for every character, the span of the original text it came from,
-so a finding is reported in the original text's indices (0-based Unicode
-scalar values) and masking removes the invisible characters inside it too.
-User information in a URL is read in the first view only: decoding would turn
-``%40`` into a delimiter that the URL does not have.
+see, by the content boundary's rule (``rypsok.core.boundary.unicode.is_invisible``:
+format characters such as zero-width spaces, soft hyphens, bidirectional marks,
+tag characters; default-ignorable code points, assigned or not, variation
+selectors among them; control characters other than tab and line breaks; lone
+surrogates and noncharacters), and every other format character too.
+The second view also percent-decodes ``%XX`` sequences, so ``Bearer%20...`` and
+``password%3D...`` read as their decoded forms. Each view keeps, for every
+character, the span of the original text it came from, so a finding is reported
+in the original text's indices (0-based Unicode scalar values) and masking
+removes the invisible characters inside it too. User information in a URL is
+read in the first view only: decoding would turn ``%40`` into a delimiter that
+the URL does not have.
 """
 
 from __future__ import annotations
@@ -20,12 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from rypsok.core.boundary.unicode import is_invisible
+
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _KEEP_CONTROLS: Final = frozenset("\t\n\r")
-# Default-ignorable code points that are not format characters (Cf).
-_OTHER_INVISIBLE: Final = frozenset(
-    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0)
-)
 
 
 def _invisible(ch: str, keep: frozenset[str]) -> bool:
@@ -34,9 +35,10 @@ def _invisible(ch: str, keep: frozenset[str]) -> bool:
     cp = ord(ch)
     if 0x20 <= cp < 0x7F:  # printable ASCII, the common case
         return False
-    if cp in _OTHER_INVISIBLE or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
-        return True
-    return unicodedata.category(ch) in ("Cf", "Cc")
+    # The content boundary's rule, plus the format characters it keeps because they
+    # are drawn (the prepended marks): no credential contains one, so reading through
+    # them too can only find more.
+    return is_invisible(ch) or unicodedata.category(ch) == "Cf"
 
 
 @dataclass(frozen=True, slots=True)
