@@ -34,12 +34,13 @@ from html5lib.treebuilders import base as _base
 
 from rypsok.core import limits
 from rypsok.core.fetch.html.tokenizer import FastTokenizer
+from rypsok.core.fetch.html.vocabulary import DROPPED_WHILE_PARSING
 
 __all__ = ["Element", "ParseCancelled", "ParsedDocument", "Text", "parse_html"]
 
 HTML_NAMESPACE: str = _NAMESPACES["html"]
 # Elements whose content a reader never sees; dropped as they are built.
-DROPPED: frozenset[str] = frozenset({"script", "style", "template", "noscript"})
+DROPPED: frozenset[str] = DROPPED_WHILE_PARSING
 _CANCEL_EVERY_NODES = 1024
 
 

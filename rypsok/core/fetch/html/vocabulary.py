@@ -12,6 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+
+def _words(text: str) -> frozenset[str]:
+    """A set of names written as one string of space-separated words."""
+    return frozenset(text.split())
+
+
+def _stems(text: str) -> tuple[str, ...]:
+    """Substrings to look for, in the order written."""
+    return tuple(text.split())
+
+
 # --------------------------------------------------------------------------- element groups
 
 # The document's root and body.
@@ -23,36 +34,12 @@ NEVER_RENDERED: Final = frozenset({"script", "style", "template", "noscript"})
 # Raw-text elements a browser does not show when it supports what they stand in for.
 FALLBACK_TEXT: Final = frozenset({"noembed", "noframes"})
 # Another document, a plug-in, a drawing surface or a media player.
-EMBEDDED: Final = frozenset(
-    {
-        "iframe",
-        "object",
-        "embed",
-        "param",
-        "canvas",
-        "audio",
-        "video",
-        "source",
-        "track",
-        "map",
-        "area",
-        "picture-source",
-    }
+EMBEDDED: Final = _words(
+    "iframe object embed param canvas audio video source track map area picture-source"
 )
 FRAMES: Final = frozenset({"frameset", "frame"})
-FORM_CONTROLS: Final = frozenset(
-    {
-        "input",
-        "button",
-        "select",
-        "textarea",
-        "option",
-        "optgroup",
-        "datalist",
-        "output",
-        "progress",
-        "meter",
-    }
+FORM_CONTROLS: Final = _words(
+    "input button select textarea option optgroup datalist output progress meter"
 )
 # Blocks that group form controls; their text (a legend) can be read.
 FORM_BLOCKS: Final = frozenset({"form", "fieldset", "legend"})
@@ -156,20 +143,9 @@ RICH: Final = PREFORMATTED | frozenset({"table", "blockquote", "math"})
 
 # Site chrome by element: navigation, page header and footer, sidebars.
 CHROME_ELEMENTS: Final = frozenset({"nav", "aside", "footer", "header", "menu"})
-CHROME_ROLES: Final = frozenset(
-    {
-        "navigation",
-        "banner",
-        "contentinfo",
-        "complementary",
-        "search",
-        "dialog",
-        "alertdialog",
-        "menu",
-        "menubar",
-        "toolbar",
-        "tablist",
-    }
+CHROME_ROLES: Final = _words(
+    "navigation banner contentinfo complementary search dialog alertdialog menu menubar"
+    " toolbar tablist"
 )
 # The main content by element or by role (the same two words).
 MAIN_ELEMENTS: Final = frozenset({"main", "article"})
@@ -180,184 +156,50 @@ PRESENTATION_ROLES: Final = frozenset({"presentation", "none"})
 # --------------------------------------------------------------------------- class and id tokens
 
 # Class names that hide an element by convention (matched as whole class names).
-HIDING_CLASSES: Final = frozenset(
-    {
-        "hidden",
-        "hide",
-        "d-none",
-        "is-hidden",
-        "invisible",
-        "sr-only",
-        "visually-hidden",
-        "visuallyhidden",
-        "screen-reader-text",
-        "screenreader",
-        "element-invisible",
-        "offscreen",
-        "u-hidden",
-        "hidden-xs",
-        "skip-link",
-        "skiplink",
-        "show-for-sr",
-    }
+HIDING_CLASSES: Final = _words(
+    "hidden hide d-none is-hidden invisible sr-only visually-hidden visuallyhidden"
+    " screen-reader-text screenreader element-invisible offscreen u-hidden hidden-xs"
+    " skip-link skiplink show-for-sr"
 )
 # Class/id tokens of boxes no reader wants, whatever else the page is.
-HARD_TOKENS: Final = frozenset(
-    {
-        "cookie",
-        "cookies",
-        "consent",
-        "gdpr",
-        "cookiebanner",
-        "newsletter",
-        "paywall",
-        "modal",
-        "popup",
-        "overlay",
-        "breadcrumb",
-        "breadcrumbs",
-    }
+HARD_TOKENS: Final = _words(
+    "cookie cookies consent gdpr cookiebanner newsletter paywall modal popup overlay"
+    " breadcrumb breadcrumbs"
 )
 # Class/id tokens of chrome: they count against a region when choosing the
 # main content and are cut from inside it.
-CHROME_TOKENS: Final = frozenset(
-    {
-        "nav",
-        "navbar",
-        "navigation",
-        "menu",
-        "menubar",
-        "topnav",
-        "sidenav",
-        "subnav",
-        "mainnav",
-        "footer",
-        "sidebar",
-        "share",
-        "sharing",
-        "social",
-        "sharebar",
-        "related",
-        "recommended",
-        "recommendations",
-        "promo",
-        "promoted",
-        "ad",
-        "ads",
-        "advert",
-        "advertisement",
-        "advertising",
-        "adsense",
-        "sponsor",
-        "sponsored",
-        "subscribe",
-        "subscription",
-        "signup",
-        "outbrain",
-        "taboola",
-        "trending",
-        "popular",
-        "mostread",
-        "pagination",
-        "pager",
-        "tagcloud",
-    }
+CHROME_TOKENS: Final = _words(
+    "nav navbar navigation menu menubar topnav sidenav subnav mainnav footer sidebar"
+    " share sharing social sharebar related recommended recommendations promo promoted ad"
+    " ads advert advertisement advertising adsense sponsor sponsored subscribe"
+    " subscription signup outbrain taboola trending popular mostread pagination pager"
+    " tagcloud"
 )
-# Substrings of a class/id that mark chrome inside a longer token ("left-sidebar-box").
-CHROME_STEMS: Final = (
-    "sidebar",
-    "footer",
-    "navbar",
-    "navigation",
-    "advert",
-    "sponsor",
-    "social",
-    "sharing",
-    "subscribe",
-    "related",
-    "outbrain",
-    "taboola",
+# Substrings of a class/id that mark chrome inside a longer token ("leftsidebar").
+CHROME_STEMS: Final = _stems(
+    "sidebar footer navbar navigation advert sponsor social sharing subscribe related"
+    " outbrain taboola"
 )
 # Comment sections: against the article when there is one; kept on a page that is a thread.
 COMMENT_TOKENS: Final = frozenset(
     {"comment", "comments", "disqus", "respond", "replies", "discussion"}
 )
 # Class/id tokens of a region that holds the main content.
-MAIN_TOKENS: Final = frozenset(
-    {
-        "content",
-        "article",
-        "post",
-        "entry",
-        "main",
-        "body",
-        "text",
-        "story",
-        "blog",
-        "prose",
-        "markdown",
-        "docs",
-        "documentation",
-        "articlebody",
-        "postbody",
-        "thread",
-        "message",
-    }
+MAIN_TOKENS: Final = _words(
+    "content article post entry main body text story blog prose markdown docs"
+    " documentation articlebody postbody thread message"
 )
 # Class/id tokens of pictures' furniture: captions, credits, galleries.
-MEDIA_TOKENS: Final = frozenset(
-    {
-        "credit",
-        "credits",
-        "photocredit",
-        "figure",
-        "figcaption",
-        "image",
-        "img",
-        "photo",
-        "picture",
-        "video",
-        "player",
-    }
+MEDIA_TOKENS: Final = _words(
+    "credit credits photocredit figure figcaption image img photo picture video player"
 )
 MEDIA_STEMS: Final = ("caption", "gallery", "slideshow", "carousel", "lightbox")
 # Class/id tokens of an article's metadata: bylines, dates, tags.
-META_TOKENS: Final = frozenset(
-    {
-        "byline",
-        "byl",
-        "author",
-        "authors",
-        "dateline",
-        "date",
-        "dates",
-        "datestamp",
-        "timestamp",
-        "time",
-        "pubdate",
-        "published",
-        "updated",
-        "posted",
-        "meta",
-        "postmeta",
-        "entrymeta",
-        "tags",
-        "tag",
-        "categories",
-        "category",
-        "share",
-        "sharing",
-    }
+META_TOKENS: Final = _words(
+    "byline byl author authors dateline date dates datestamp timestamp time pubdate"
+    " published updated posted meta postmeta entrymeta tags tag categories category share"
+    " sharing"
 )
-META_STEMS: Final = (
-    "byline",
-    "dateline",
-    "timestamp",
-    "datestamp",
-    "pubdate",
-    "postedon",
-    "posted-on",
-    "author",
-)
+META_STEMS: Final = _stems("byline dateline timestamp datestamp pubdate postedon posted-on author")
 # itemprop values (schema.org) of an article's metadata.
 META_PROPS: Final = ("author", "datepublished", "datemodified", "datecreated")
