@@ -26,63 +26,15 @@ import re
 from html.entities import html5 as _HTML5_ENTITIES
 from typing import Final
 
-# Elements whose content a browser does not show as text.
-_HIDDEN_CONTENT: Final = frozenset(
-    ("script", "style", "template", "noscript", "iframe", "noembed", "noframes")
-)
+from rypsok.core.fetch.html.vocabulary import HIDDEN_IN_SNIPPETS, SNIPPET_WORD_BREAKS
+
+# The end tag of each element whose content the scanner skips (the set and why
+# it is that set: fetch/html/vocabulary.py).
 _HIDDEN_END: Final = {
     name: re.compile(r"</" + name + r"(?=[\s/>]|\Z)", re.IGNORECASE | re.ASCII)
-    for name in _HIDDEN_CONTENT
+    for name in HIDDEN_IN_SNIPPETS
 }
 _COMMENT_END: Final = re.compile(r"--!?>")
-# Tags that separate words when rendered; every other tag joins its neighbours.
-_BLOCK_TAGS: Final = frozenset(
-    (
-        "address",
-        "article",
-        "aside",
-        "blockquote",
-        "br",
-        "caption",
-        "center",
-        "dd",
-        "details",
-        "dialog",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "header",
-        "hr",
-        "li",
-        "main",
-        "nav",
-        "ol",
-        "option",
-        "p",
-        "pre",
-        "section",
-        "summary",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-        "ul",
-    )
-)
 
 
 def _is_ascii_letter(ch: str) -> bool:
@@ -152,7 +104,7 @@ def _strip_markup(raw: str) -> str:
                 j = lt + 2
                 while j < n and raw[j] not in " \t\n\r\f/>":
                     j += 1
-                if raw[lt + 2 : j].lower() in _BLOCK_TAGS:
+                if raw[lt + 2 : j].lower() in SNIPPET_WORD_BREAKS:
                     out.append(" ")
                 i = _tag_end(raw, j)
             else:
@@ -166,9 +118,9 @@ def _strip_markup(raw: str) -> str:
                 j += 1
             name = raw[lt + 1 : j].lower()
             i = _tag_end(raw, j)
-            if name in _BLOCK_TAGS:
+            if name in SNIPPET_WORD_BREAKS:
                 out.append(" ")
-            elif name in _HIDDEN_CONTENT:
+            elif name in HIDDEN_IN_SNIPPETS:
                 # A browser ignores the slash of <script/>: what follows is hidden.
                 m = _HIDDEN_END[name].search(raw, i)
                 if m is None:
