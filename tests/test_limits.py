@@ -16,8 +16,8 @@ NOT_LIMITS = {
     ("wikipedia.py", 300),
     ("brave.py", 200),
     ("brave.py", 300),  # the 2xx status range
-    ("brave.py", 600),
-    ("duckduckgo.py", 500),  # admission-record facts of the driver
+    ("admission.py", 600),
+    ("admission.py", 500),  # admission-record facts of the drivers
     ("detectors.py", 100000),  # a regular expression's repetition bound
     ("unicode.py", 4096),  # a cache size
     ("validate.py", 4096),
