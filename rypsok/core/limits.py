@@ -26,10 +26,6 @@ class Limit:
     high: int | None = None
     key: str | None = None  # the configuration key that sets it; None when fixed
 
-    @property
-    def fixed(self) -> bool:
-        return self.key is None
-
 
 def _rows(*rows: Limit) -> dict[str, Limit]:
     table: dict[str, Limit] = {}

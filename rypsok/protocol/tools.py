@@ -14,7 +14,6 @@ from typing import Any, Final
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
-from rypsok.core.model import ToolError
 from rypsok.core.search.request import TIME_RANGES
 
 # Normative texts (external design §2 and §3), code marks as the book's source has them.
@@ -234,10 +233,3 @@ def budget_characters(tools: list[ToolDefinition]) -> int:
         schema = json.dumps(tool.input_schema, separators=(",", ":"), ensure_ascii=False)
         total += len(tool.name) + len(tool.description) + len(schema)
     return total
-
-
-# -- argument validation: every argument checked before any work (REQ-MCP-004) ----------------
-
-
-def error_result(error: ToolError) -> dict[str, Any]:
-    return error.to_json()

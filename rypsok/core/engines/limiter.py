@@ -45,8 +45,7 @@ class ProviderLimiter:
         """
         with self._lock:
             now = self._clock()
-            self._tokens = min(self._capacity, self._tokens + (now - self._stamp) / self._interval)
-            self._stamp = now
+            self._refill(now)
             token_wait = 0.0 if self._tokens >= 1 else (1 - self._tokens) * self._interval
             at = max(now + token_wait, self._not_before)
             if at > deadline:

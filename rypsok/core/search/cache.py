@@ -155,18 +155,6 @@ class ResultCache:
                 self._arm()
         return True
 
-    def clear(self) -> None:
-        """Forget every entry (a configuration reload, if one is ever added, calls this)."""
-        with self._lock:
-            self._lru.clear()
-            self._ages.clear()
-            self._wake.set()
-
-    def purge(self) -> int:
-        """Remove the expired entries now; how many there were."""
-        with self._lock:
-            return self._purge(self._clock())
-
     # -- under the lock ---------------------------------------------------------------------
 
     def _purge(self, now: float) -> int:
