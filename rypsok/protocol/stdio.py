@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import IO, Any
 
 import anyio
@@ -28,6 +28,7 @@ from mcp.shared.message import SessionMessage
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
+from rypsok.protocol.process import counters_every_minute, stdout_to_stderr, stop_signal
 from rypsok.protocol.server import build_server, shutdown_grace_s
 
 LINE_MAX = limits.default("LIM-O3")
@@ -92,16 +93,13 @@ class _LineReader:
 
 
 @contextlib.contextmanager
-def _claim_stdout() -> Any:
+def _claim_stdout() -> Iterator[IO[bytes]]:
     """The protocol's private stdout; fd 1 itself points at stderr meanwhile."""
-    private = os.dup(1)
-    os.dup2(2, 1)
-    try:
-        with os.fdopen(private, "wb", buffering=0, closefd=False) as out:
-            yield out
-    finally:
-        os.dup2(private, 1)
-        os.close(private)
+    with (
+        stdout_to_stderr() as private,
+        os.fdopen(private, "wb", buffering=0, closefd=False) as out,
+    ):
+        yield out
 
 
 async def serve_stdio(
@@ -172,31 +170,20 @@ async def serve_stdio(
         aborted: set[Any] = set()
 
         async def on_signal() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    log.info("shutdown", reason="signal", in_flight=len(pending.ids))
-                    stop_reading.set()
-                    for scope in stop_scope:
-                        scope.cancel()
-                    return
-
-        async def every_minute() -> None:
-            while True:
-                await anyio.sleep(60)
-                counters.emit(log)
+            await stop_signal()
+            log.info("shutdown", reason="signal", in_flight=len(pending.ids))
+            stop_reading.set()
+            for scope in stop_scope:
+                scope.cancel()
 
         async with anyio.create_task_group() as group:
             group.start_soon(writer)
-            group.start_soon(every_minute)
+            group.start_soon(counters_every_minute)
             if install_signals:
                 group.start_soon(on_signal)
-            with anyio.move_on_after(None) as serve_scope:
-                async with anyio.create_task_group() as inner:
-                    inner.start_soon(reader)
-                    await server.run(
-                        read_stream, write_stream, server.create_initialization_options()
-                    )
-            del serve_scope
+            async with anyio.create_task_group() as inner:
+                inner.start_soon(reader)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
             await write_stream.aclose()
             counters.emit(log)
             group.cancel_scope.cancel()

@@ -13,34 +13,20 @@ Modules, one job each:
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
-
 import anyio
 
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import log
 from rypsok.protocol.http.listener import HttpListener
+from rypsok.protocol.process import stdout_to_stderr
 
 __all__ = ["HttpListener", "run"]
 
 
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Nothing is written to stdout in HTTP mode; a stray write lands on stderr."""
-    saved = os.dup(1)
-    os.dup2(2, 1)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
 def run(core: Rypsok) -> int:
     listener = HttpListener(core)
-    with _stdout_to_stderr():
+    # Nothing is written to stdout in HTTP mode: a stray write lands on stderr.
+    with stdout_to_stderr():
         try:
             anyio.run(listener.run)
         except OSError as exc:

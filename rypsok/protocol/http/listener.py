@@ -10,7 +10,6 @@ then whatever remains is cancelled and the sessions end with the managers.
 
 from __future__ import annotations
 
-import signal
 import socket
 from typing import Any
 
@@ -26,11 +25,11 @@ from rypsok.protocol.http.connection import Context, HttpConnection
 from rypsok.protocol.http.gate import Policy
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
+from rypsok.protocol.process import counters_every_minute, stop_signal
 from rypsok.protocol.server import build_server, shutdown_grace_s
 
 ACCEPT_RETRY_S = 0.1
 ACCEPT_LOG_EVERY_S = 10.0
-COUNTERS_EVERY_S = 60.0
 
 
 def _attribute(obj: anyio.TypedAttributeProvider, attribute: Any) -> Any:
@@ -45,7 +44,6 @@ class HttpListener:
     """Streamable HTTP on [service.http].bind; run() until stopped."""
 
     def __init__(self, core: Rypsok, *, install_signals: bool = True) -> None:
-        self._core = core
         self._settings = core.config.service.http
         self._shutdown_s = shutdown_grace_s(core.config.service.shutdown_ms)
         self._install_signals = install_signals
@@ -107,7 +105,7 @@ class HttpListener:
             )
             task_status.started(self.port)
             async with anyio.create_task_group() as background:
-                background.start_soon(self._every_minute)
+                background.start_soon(counters_every_minute)
                 if self._install_signals:
                     background.start_soon(self._on_signal)
                 async with anyio.create_task_group() as connections:
@@ -171,14 +169,7 @@ class HttpListener:
         finally:
             self._connections.discard(connection)
 
-    async def _every_minute(self) -> None:
-        while True:
-            await anyio.sleep(COUNTERS_EVERY_S)
-            counters.emit(log)
-
     async def _on_signal(self) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for received in signals:
-                log.info("shutdown", reason="signal", signal=signal.Signals(received).name)
-                self.request_stop()
-                return
+        received = await stop_signal()
+        log.info("shutdown", reason="signal", signal=received.name)
+        self.request_stop()
