@@ -114,6 +114,17 @@ def _is_placeholder(value: str) -> bool:
 
 _Hit = tuple[str, int, int]
 
+
+def _whole_matches(
+    s: str, pattern: re.Pattern[str], kind: str, confirm: Callable[[str], bool] | None = None
+) -> Iterator[_Hit]:
+    """Each match of ``pattern`` as a whole ``kind`` hit; with ``confirm``, only the
+    matches whose group ``v`` it confirms. Most formats need no more than this."""
+    for m in pattern.finditer(s):
+        if confirm is None or confirm(m.group("v")):
+            yield kind, m.start(), m.end()
+
+
 _AWS_ID = re.compile(
     r"(?<![A-Za-z0-9])(?:(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}|(?:akia|asia|abia|acca)[a-z2-7]{16})"
     r"(?![A-Za-z0-9])"
@@ -208,9 +219,7 @@ _NPM = re.compile(r"(?<![A-Za-z0-9_])(?i:npm_)(?P<v>[A-Za-z0-9]{36})(?![A-Za-z0-
 
 
 def _npm_token(s: str) -> Iterator[_Hit]:
-    for m in _NPM.finditer(s):
-        if _digit_or_case_hump(m.group("v")):
-            yield "npm_token", m.start(), m.end()
+    return _whole_matches(s, _NPM, "npm_token", _digit_or_case_hump)
 
 
 # Hugging Face: hf_ + 34 letters (no digits in the real format); the older
@@ -220,8 +229,7 @@ _HF = re.compile(r"(?<![A-Za-z0-9_])(?i:hf_|api_org_)[A-Za-z]{34}(?![A-Za-z0-9_]
 
 
 def _hugging_face_token(s: str) -> Iterator[_Hit]:
-    for m in _HF.finditer(s):
-        yield "hugging_face_token", m.start(), m.end()
+    return _whole_matches(s, _HF, "hugging_face_token")
 
 
 # Slack: xoxb-/xoxp-/xoxa-/xoxe-/xoxo-/xoxr-/xoxs- followed by one to three
@@ -242,11 +250,8 @@ _SLACK_HOOK = re.compile(
 
 
 def _slack(s: str) -> Iterator[_Hit]:
-    for m in _SLACK.finditer(s):
-        if _digit_or_case_hump(m.group("v")):
-            yield "slack_token", m.start(), m.end()
-    for m in _SLACK_APP.finditer(s):
-        yield "slack_token", m.start(), m.end()
+    yield from _whole_matches(s, _SLACK, "slack_token", _digit_or_case_hump)
+    yield from _whole_matches(s, _SLACK_APP, "slack_token")
     for m in _SLACK_HOOK.finditer(s):
         yield "slack_webhook", m.start("v"), m.end("v")
 
@@ -259,9 +264,7 @@ _STRIPE = re.compile(
 
 
 def _stripe_key(s: str) -> Iterator[_Hit]:
-    for m in _STRIPE.finditer(s):
-        if _digit_or_case_hump(m.group("v")):
-            yield "stripe_key", m.start(), m.end()
+    return _whole_matches(s, _STRIPE, "stripe_key", _digit_or_case_hump)
 
 
 # Google: API keys are AIza + 35 characters; OAuth client secrets GOCSPX- + 28.
@@ -276,9 +279,7 @@ def _google(s: str) -> Iterator[_Hit]:
         # The exact prefix is confirmation enough; another case needs a digit.
         if m.group().startswith("AIza") or _has_digit(m.group("v")):
             yield "google_api_key", m.start(), m.end()
-    for m in _GOOGLE_SECRET.finditer(s):
-        if _digit_or_case_hump(m.group("v")):
-            yield "google_client_secret", m.start(), m.end()
+    yield from _whole_matches(s, _GOOGLE_SECRET, "google_client_secret", _digit_or_case_hump)
 
 
 # sk- starts Anthropic and OpenAI keys, and also plenty of ordinary words
@@ -311,8 +312,7 @@ _SENDGRID = re.compile(
 
 
 def _sendgrid_key(s: str) -> Iterator[_Hit]:
-    for m in _SENDGRID.finditer(s):
-        yield "sendgrid_key", m.start(), m.end()
+    return _whole_matches(s, _SENDGRID, "sendgrid_key")
 
 
 # Telegram: <bot id>:<35 characters starting with A>. The bot id may follow
@@ -321,20 +321,19 @@ _TELEGRAM = re.compile(r"(?<![0-9])[0-9]{6,12}:(?P<v>[Aa][A-Za-z0-9_-]{34})(?![A
 
 
 def _telegram_bot_token(s: str) -> Iterator[_Hit]:
-    for m in _TELEGRAM.finditer(s):
-        if _digit_or_case_hump(m.group("v")):
-            yield "telegram_bot_token", m.start(), m.end()
+    return _whole_matches(s, _TELEGRAM, "telegram_bot_token", _digit_or_case_hump)
 
 
 # Twilio API keys: SK + 32 hex digits.
 _TWILIO = re.compile(r"(?<![A-Za-z0-9_])(?:SK|sk)(?P<v>[0-9a-fA-F]{32})(?![A-Za-z0-9_])")
 
 
+def _digit_and_letter(s: str) -> bool:
+    return _has_digit(s) and any(c.isalpha() for c in s)
+
+
 def _twilio_key(s: str) -> Iterator[_Hit]:
-    for m in _TWILIO.finditer(s):
-        v = m.group("v")
-        if _has_digit(v) and any(c.isalpha() for c in v):
-            yield "twilio_key", m.start(), m.end()
+    return _whole_matches(s, _TWILIO, "twilio_key", _digit_and_letter)
 
 
 _AZURE = re.compile(
@@ -362,8 +361,7 @@ _JWT = re.compile(
 
 
 def _json_web_token(s: str) -> Iterator[_Hit]:
-    for m in _JWT.finditer(s):
-        yield "json_web_token", m.start(), m.end()
+    return _whole_matches(s, _JWT, "json_web_token")
 
 
 # Bearer tokens: "Bearer", a space (also %20 through the decoded view, or +
