@@ -55,7 +55,7 @@ def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> i
     config, tls = prepared
     # Parses run in worker threads that hold the interpreter lock; at the default 5 ms
     # switch interval a loaded machine starved the event loop for seconds, so deadlines,
-    # idle closes and engine_status answered late (tools/soak.py). 1 ms gives the loop
+    # idle closes and engine_status answered late (tools/soak). 1 ms gives the loop
     # its turn far more often for a few per cent of parse throughput.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     from rypsok.core.facade import Rypsok

@@ -76,7 +76,7 @@ def test_req_err_001_serve_shortens_the_interpreter_switch_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Parsing threads must not hold the event loop off for the default 5 ms a turn:
-    # deadlines are kept by the loop (measured by tools/soak.py under load).
+    # deadlines are kept by the loop (measured by tools/soak under load).
     import sys
 
     import rypsok.protocol.stdio as stdio

@@ -1,4 +1,4 @@
-"""A ten-second soak of the HTTP listener (tools/soak.py, issue 7 part 7) in the default run.
+"""A ten-second soak of the HTTP listener (tools/soak, issue 7 part 7) in the default run.
 
 `python -m rypsok serve --transport http` of this interpreter takes the soak's mixed
 load for 10 s: modern and legacy sessions calling all three tools, fetches of ordinary
@@ -35,7 +35,7 @@ def soak(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any],
     proc = subprocess.run(
         [
             sys.executable,
-            str(TOOLS / "soak.py"),
+            str(TOOLS / "soak"),
             "--seconds",
             "10",
             "--from-source",

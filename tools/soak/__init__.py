@@ -1,4 +1,4 @@
-"""Helpers of tools/soak.py, one job a module.
+"""The soak of tools/soak (its run in __main__.py), one job a module.
 
 pages   the pages the local sites serve, ordinary and hostile, and what each is for
 sites   the child process that serves them over HTTPS, and the MediaWiki stand-ins

@@ -1,6 +1,6 @@
 """The soak's local sites and MediaWiki stand-ins, in a process of their own.
 
-tools/soak.py runs it as `python -m soak.sites --dir D --marker M --max-bytes N --seed S`
+tools/soak (__main__.py) runs it as `python -m soak.sites --dir D --marker M --max-bytes N --seed S`
 with tools/ on PYTHONPATH, so that serving pages never takes CPU from the load
 generator's event loop. It serves, on asyncio:
 

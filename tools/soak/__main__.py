@@ -3,9 +3,9 @@
 Usage, from the repository root with the project's Python (it needs trustme, a
 test dependency; `tools/release-checks soak` passes its arguments through):
 
-    .venv/bin/python tools/soak.py --minutes 5                  build the pyz, 5 minutes
-    .venv/bin/python tools/soak.py --minutes 1 --pyz dist/rypsok.pyz
-    .venv/bin/python tools/soak.py --seconds 10 --from-source --max-bytes 1048576 \\
+    .venv/bin/python tools/soak --minutes 5                     build the pyz, 5 minutes
+    .venv/bin/python tools/soak --minutes 1 --pyz dist/rypsok.pyz
+    .venv/bin/python tools/soak --seconds 10 --from-source --max-bytes 1048576 \\
         --fetch-deadline-ms 2000 --request-timeout-s 4          the smoke of tests/test_soak.py
 
 What a run does:
@@ -13,14 +13,14 @@ What a run does:
 1. builds the pyz with build_zipapp.py into a temporary folder, unless --pyz names
    one (or --from-source runs `python -m rypsok` of this interpreter instead); the
    pyz runs under the base interpreter beneath any venv, as an operator runs it;
-2. starts the local stand-ins in a child process (tools/soak/sites.py): four HTTPS
+2. starts the local stand-ins in a child process (sites.py): four HTTPS
    sites on 127.0.0.1 to 127.0.0.4 under a fresh trustme CA, serving ordinary and
-   hostile pages (tools/soak/pages.py), and two MediaWiki stand-ins, one sound and
+   hostile pages (pages.py), and two MediaWiki stand-ins, one sound and
    one flaky;
-3. writes a configuration (tools/soak/server.py says what it changes from the
+3. writes a configuration (server.py says what it changes from the
    defaults), runs `check` on it and reads its memory line (the worst-case
    estimate) and its tool maxima, then starts `serve --transport http` with it;
-4. applies the mixed load of tools/soak/load.py for the window: modern and legacy
+4. applies the mixed load of load.py for the window: modern and legacy
    sessions calling all three tools, slow and stalled clients, cancelled calls,
    wrong tokens, silent connections; reads VmRSS and VmHWM of the server every
    0.5 s and notices at once if it is gone;
@@ -33,7 +33,7 @@ maximum; outcomes and error kinds per tool and per fetch target; the silent
 connections; peak VmHWM against check's estimate and VmRSS per minute; the
 server's CPU and exit. It fails (exit 1) on a lost answer (no whole response
 within the stated maximum plus --margin-s), a crash or an unclean exit, a peak
-above the estimate, and the other defects tools/soak/report.py lists. Exit 2:
+above the estimate, and the other defects report.py lists. Exit 2:
 the soak could not run (a build, the stand-ins, check or the start failed).
 Everything listens on loopback only; nothing reaches the network.
 """
@@ -54,8 +54,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-TOOLS = Path(__file__).resolve().parent
+TOOLS = Path(__file__).resolve().parent.parent
 REPO = TOOLS.parent
+# `python tools/soak` puts this folder first on the path, where its modules would be
+# top-level names; the helpers are the package `soak`, imported from tools/ (which the
+# stand-ins' child process gets as its PYTHONPATH too).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != TOOLS / "soak"]
 if str(TOOLS) not in sys.path:
     sys.path.insert(0, str(TOOLS))
 
