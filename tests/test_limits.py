@@ -21,7 +21,8 @@ NOT_LIMITS = {
     ("detectors.py", 100000),  # a regular expression's repetition bound
     ("unicode.py", 4096),  # a cache size
     ("validate.py", 4096),
-    ("validate.py", 256),  # list lengths the parser accepts
+    ("validate.py", 256),
+    ("validate_service.py", 256),  # list lengths the parser accepts
     ("charset.py", 256),  # the end of the byte range x-user-defined maps
     ("legacy.py", 256),  # the end of the byte range of a single-byte table
     ("load.py", 65536),  # a read chunk
