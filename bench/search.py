@@ -320,6 +320,7 @@ def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, B
             ],
         }
     )
+    # BenchClient has only the `get` the drivers call, not the whole OutboundClient.
     core = Rypsok(config, client=client)  # type: ignore[arg-type]
     # The provider limits (Wikipedia 100/min, burst 10; Brave 60/min, burst 1) would hold
     # a loop of searches for minutes: each engine gets a limiter of a very high rate, with

@@ -16,6 +16,7 @@ with instrumented(__name__):
     from rypsok.core.config.secrets import Secret
     from rypsok.core.config.settings import EngineSettings
     from rypsok.core.engines import brave
+    from rypsok.core.engines.admission import Endpoint
     from rypsok.core.engines.base import ERROR_CLASSES, EngineFailure, header_lookup
 
 _STATUSES = (200, 200, 200, 401, 403, 422, 422, 429, 500, 503, 301)
@@ -23,7 +24,7 @@ _DELAYS = (None, "1", "1, 3600", "Sun, 06 Nov 1994 08:49:37 GMT", "x", "0")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII, as the response promises
 
 
-def _driver(endpoint: str) -> brave.BraveDriver:
+def _driver(endpoint: Endpoint) -> brave.BraveDriver:
     return brave.BraveDriver(
         EngineSettings(
             id="brave",
