@@ -273,6 +273,11 @@ def test_req_priv_002_formats_at_their_edges_are_found(text: str, kind: str, sta
         "aws_secret_access_key=" + "a" * 40,  # letters only
         "SK" + "0123456789" * 3 + "01",  # digits only: no key
         "xoxb-1-" + "abcdefghijklmnop",  # lower-case letters only
+        "npm_" + "a" * 36,  # the confirmed formats, a body of lower-case letters
+        "sk_live_" + "a" * 24,
+        "GOCSPX-" + "a" * 28,
+        "123456789:A" + "a" * 34,  # an upper case letter then lower: no case hump
+        "SK" + "abcdef" * 5 + "ab",  # hex letters only: no key
         "sk-proj-" + fake(19) + "T3BlbkFJ" + fake(20),  # 19 before the marker
         "sk-" + fake(20) + "T3BlbkFJ" + fake(12),  # 12 after it
     ],
