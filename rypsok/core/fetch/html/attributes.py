@@ -1,0 +1,37 @@
+"""Reading an element's attributes the way every extraction pass does."""
+
+from __future__ import annotations
+
+import re
+
+from rypsok.core.fetch.html.tree import Element
+from rypsok.core.fetch.html.vocabulary import MAIN_ELEMENTS, MAIN_ROLES
+
+__all__ = ["attr", "class_tokens", "is_main_marker"]
+
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def attr(el: Element, name: str) -> str | None:
+    """An attribute's value, None when it is absent."""
+    value = el.attributes.get(name)
+    return value if isinstance(value, str) else None
+
+
+def class_tokens(el: Element) -> tuple[set[str], str]:
+    """The words of the class and id, lower-cased, and the two joined (for stems)."""
+    cls = attr(el, "class") or ""
+    ident = attr(el, "id") or ""
+    joined = f"{cls} {ident}".lower()
+    return set(_TOKEN_SPLIT.split(joined)), joined
+
+
+def is_main_marker(el: Element) -> bool:
+    """The page says this element is its main content or an article."""
+    if el.name in MAIN_ELEMENTS:
+        return True
+    role = attr(el, "role")
+    if role and role.strip().lower() in MAIN_ROLES:
+        return True
+    prop = attr(el, "itemprop")
+    return prop is not None and "articlebody" in prop.lower()

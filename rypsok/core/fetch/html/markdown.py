@@ -1,0 +1,431 @@
+"""The Markdown writer: one walk over the chosen element (docs/extraction.md, "Markdown").
+
+Page text cannot forge structure: every character Markdown reads as markup is
+escaped, in text and at the start of a line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import quote, urljoin, urlsplit
+
+from rypsok.core.fetch.html.attributes import attr
+from rypsok.core.fetch.html.tree import Element, Text
+from rypsok.core.fetch.html.vocabulary import (
+    BLOCK,
+    EMPHASIS,
+    HEADING_LEVELS,
+    INLINE_CODE,
+    LISTS,
+    PREFORMATTED,
+    PRESENTATION_ROLES,
+    STRONG,
+    TABLE_CELLS,
+    TABLE_ROW_GROUPS,
+)
+
+__all__ = ["write_markdown"]
+
+# Markdown's mark for each emphasis element.
+_EMPHASIS = {**dict.fromkeys(EMPHASIS, "*"), **dict.fromkeys(STRONG, "**")}
+# The language of a code block, from a class such as "language-python".
+_LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})(?:\s|$)")
+
+
+class _Blk(str):
+    """A rendered block (a paragraph, a heading, a list, ...)."""
+
+    __slots__ = ()
+
+
+class _Li:
+    __slots__ = ("blocks",)
+
+    def __init__(self, blocks: list[str]) -> None:
+        self.blocks = blocks
+
+
+class _Cell:
+    __slots__ = ("blocks", "header", "span")
+
+    def __init__(self, blocks: list[str], header: bool, span: bool) -> None:
+        self.blocks = blocks
+        self.header = header
+        self.span = span
+
+
+class _Row:
+    __slots__ = ("cells",)
+
+    def __init__(self, cells: list[_Cell]) -> None:
+        self.cells = cells
+
+
+_Item = str | _Li | _Cell | _Row
+
+_ESCAPE = re.compile(r"([\\`*\[\]])")
+_LINE_START = re.compile(r"^(#|>|[-+*](?=\s|$)|~~~|\|)")
+_ORDERED = re.compile(r"^(\d+)[.)](?=\s|$)")
+_RULE_LINE = re.compile(r"^[-=_*\s\\]+$")
+_BR = "\x00"
+
+
+def _escape(text: str) -> str:
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return _ESCAPE.sub(r"\\\1", text)
+
+
+def _escape_line(line: str) -> str:
+    if _RULE_LINE.match(line) and len(line) > 1:
+        return "\\" + line
+    ordered = _ORDERED.match(line)
+    if ordered:
+        return f"{ordered.group(1)}\\{line[ordered.end(1) :]}"
+    return _LINE_START.sub(r"\\\1", line, count=1)
+
+
+def _paragraph(parts: list[str]) -> str:
+    """Inline fragments to one paragraph: whitespace collapsed, <br> kept."""
+    text = "".join(parts)
+    if _BR in text:
+        lines = (" ".join(line.split()) for line in text.split(_BR))
+        return "\n".join(_escape_line(line) for line in lines if line)
+    return _escape_line(" ".join(text.split()))
+
+
+def _blocks(items: list[_Item]) -> list[str]:
+    """Items to blocks: runs of inline text become paragraphs."""
+    out: list[str] = []
+    run: list[str] = []
+    for item in items:
+        if isinstance(item, _Blk):
+            if run:
+                para = _paragraph(run)
+                if para:
+                    out.append(para)
+                run = []
+            out.append(item)
+        elif isinstance(item, str):
+            run.append(item)
+        else:
+            if run:
+                para = _paragraph(run)
+                if para:
+                    out.append(para)
+                run = []
+            if isinstance(item, _Li):
+                out.append(_list([item], None))
+            elif isinstance(item, _Cell):
+                out.extend(item.blocks)
+            else:
+                line = " | ".join(" ".join(c.blocks) for c in item.cells if c.blocks)
+                if line:
+                    out.append(line)
+    if run:
+        para = _paragraph(run)
+        if para:
+            out.append(para)
+    return out
+
+
+def _flat(items: list[_Item]) -> str:
+    return " ".join(" ".join(b.split()) for b in _blocks(items))
+
+
+def _list(items: list[_Li], start: int | None) -> str:
+    lines: list[str] = []
+    n = start
+    for li in items:
+        if not li.blocks:
+            continue
+        marker = "- " if n is None else f"{n}. "
+        if n is not None:
+            n += 1
+        pad = " " * len(marker)
+        first = True
+        for block in li.blocks:
+            for line in block.split("\n"):
+                if first:
+                    lines.append(marker + line)
+                    first = False
+                else:
+                    lines.append(pad + line if line else "")
+    return "\n".join(lines)
+
+
+def _quote(blocks: list[str]) -> str:
+    text = "\n\n".join(blocks)
+    return "\n".join("> " + line if line else ">" for line in text.split("\n"))
+
+
+def _fence(code: str, lang: str | None) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    code = re.sub(r"\n{3,}", "\n\n", code.strip("\n"))
+    return f"{fence}{lang or ''}\n{code}\n{fence}"
+
+
+def _inline_code(code: str) -> str:
+    code = " ".join(code.split())
+    if not code:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    fence = "`" * (longest + 1)
+    if code.startswith("`") or code.endswith("`"):
+        code = f" {code} "
+    return f"{fence}{code}{fence}"
+
+
+def _table(rows: list[_Row], caption: list[str]) -> list[str]:
+    out = list(caption)
+    rows = [r for r in rows if any(c.blocks for c in r.cells)]
+    if not rows:
+        return out
+    layout = any(
+        len(c.blocks) > 1 or any("\n" in b for b in c.blocks) for r in rows for c in r.cells
+    )
+    if layout:  # a table used for layout: its cells are sections of the page
+        for r in rows:
+            for c in r.cells:
+                out.extend(c.blocks)
+        return out
+    width = max(len(r.cells) for r in rows)
+    spans = any(c.span for r in rows for c in r.cells)
+    if width < 2:
+        out.extend(b for r in rows for c in r.cells for b in c.blocks)
+        return out
+    if spans or any(len(r.cells) != width for r in rows):  # complex: one line per row
+        for r in rows:
+            line = " | ".join(" ".join(c.blocks) for c in r.cells if c.blocks)
+            if line:
+                out.append(_Blk(line))
+        return out
+    lines = []
+    for i, r in enumerate(rows):
+        cells = [" ".join(c.blocks).replace("|", "\\|").replace("\n", " ") for c in r.cells]
+        lines.append("| " + " | ".join(cells) + " |")
+        if i == 0:
+            lines.append("|" + " --- |" * width)
+    out.append("\n".join(lines))
+    return out
+
+
+# An alt that is a file name or a slug, not a description.
+_FILE_NAME = re.compile(
+    r"^(?:\S*_\S*|\S*-\S*-\S*|\S+\.(?:jpe?g|png|gif|webp|svg|avif|bmp|tiff?))$", re.I
+)
+# An image no larger than this both ways, in pixels, is an icon or a tracking
+# pixel: its alt is not for a reader (docs/extraction.md, "Markdown").
+_TINY = 32
+
+
+def _tiny(el: Element) -> bool:
+    sizes = []
+    for name in ("width", "height"):
+        value = (attr(el, name) or "").strip().removesuffix("px")
+        # ASCII digits only: isdigit() also takes "²", which int() refuses, and int()
+        # refuses over 4300 digits; a number of ten digits is not tiny anyway.
+        if not (value.isascii() and value.isdigit()) or len(value) > 9:
+            return False
+        sizes.append(int(value))
+    return max(sizes) <= _TINY
+
+
+@dataclass(slots=True)
+class _Open:
+    """An element of the rendering walk whose children are being rendered."""
+
+    element: Element
+    next_child: int = 0
+    items: list[_Item] = field(default_factory=list)
+
+
+class _Renderer:
+    """One rendering of one page: ``removed`` and ``cut`` elements are left out
+    with everything inside; ``alts`` remembers the alt texts given already."""
+
+    def __init__(self, removed: set[Element], base: str, cut: set[Element]) -> None:
+        self.removed = removed
+        self.base = base
+        self.cut = cut
+        self.alts: set[str] = set()
+
+    def url(self, href: str | None) -> str | None:
+        if not href:
+            return None
+        href = href.strip()
+        if not href:
+            return None
+        try:
+            absolute = urljoin(self.base, href)
+            scheme = urlsplit(absolute).scheme.lower()
+        except ValueError:
+            return None
+        if scheme not in ("http", "https"):
+            return None
+        return quote(absolute, safe="/:?#[]@!$&'*+,;=%~-._")
+
+    def raw_text(self, el: Element) -> str:
+        parts: list[str] = []
+        stack: list[Element | Text] = [el]
+        skip = self.removed
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Text):
+                parts.append(node.data)
+            elif node is el or node not in skip:
+                if node.name == "br":
+                    parts.append("\n")
+                stack.extend(reversed(node.children))
+        return "".join(parts)
+
+    def render(self, root: Element) -> list[str]:
+        skip = self.removed
+        cut = self.cut
+        stack: list[_Open] = [_Open(root)]
+        result: list[_Item] = []
+        while stack:
+            frame = stack[-1]
+            el, items = frame.element, frame.items
+            children = el.children
+            i = frame.next_child
+            if i < len(children):
+                frame.next_child = i + 1
+                c = children[i]
+                if isinstance(c, Text):
+                    items.append(_escape(c.data))
+                    continue
+                if c in skip or c in cut:
+                    continue
+                leaf = self.leaf(c)
+                if leaf is not None:
+                    items.extend(leaf)
+                    continue
+                stack.append(_Open(c))
+                continue
+            stack.pop()
+            done = self.close(el, items)
+            if stack:
+                stack[-1].items.extend(done)
+            else:
+                result = done
+        return _blocks(result)
+
+    def leaf(self, el: Element) -> list[_Item] | None:
+        """Elements rendered without their children; None for the others."""
+        name = el.name
+        if name == "br":
+            return [_BR]
+        if name == "hr":
+            return [_Blk("---")]
+        if name == "img":
+            alt = self.alt(el)
+            return [f" {_escape(alt)} "] if alt else []
+        if name in PREFORMATTED:
+            code = self.raw_text(el)
+            if not code.strip():
+                return []
+            lang = None
+            for holder in (el, *[c for c in el.children if isinstance(c, Element)][:1]):
+                m = _LANG.search(attr(holder, "class") or "")
+                if m:
+                    lang = m.group(1)
+                    break
+            return [_Blk(_fence(code, lang))]
+        if name in INLINE_CODE:
+            code = _inline_code(self.raw_text(el))
+            return [code] if code else []
+        return None
+
+    def alt(self, el: Element) -> str:
+        """An image's alternative text, when it is text for a reader: not a
+        decorative image's, not a file name, not one given already."""
+        alt = " ".join((attr(el, "alt") or "").split())
+        if not alt or alt in self.alts or _FILE_NAME.match(alt):
+            return ""
+        role = (attr(el, "role") or "").strip().lower()
+        if role in PRESENTATION_ROLES or _tiny(el):
+            return ""
+        self.alts.add(alt)
+        return alt
+
+    def close(self, el: Element, items: list[_Item]) -> list[_Item]:
+        name = el.name
+        level = HEADING_LEVELS.get(name)
+        if level is not None:
+            text = _flat(items)
+            return [_Blk("#" * level + " " + text)] if text else []
+        if name == "a":
+            return self.link(el, items)
+        mark = _EMPHASIS.get(name)
+        if mark is not None:
+            if all(isinstance(x, str) and not isinstance(x, _Blk) for x in items):
+                text = "".join(x for x in items if isinstance(x, str))
+                m = re.match(r"(\s*)(.*?)(\s*)$", text, re.S)
+                if m and m.group(2).strip(_BR + " "):
+                    return [m.group(1) + mark + m.group(2) + mark + m.group(3)]
+            return items
+        if name in LISTS:
+            lis = [x if isinstance(x, _Li) else _Li(_blocks([x])) for x in items]
+            start: int | None = None
+            if name == "ol":
+                try:
+                    start = int((attr(el, "start") or "1").strip())
+                except ValueError:
+                    start = 1
+            text = _list(lis, start)
+            return [_Blk(text)] if text else []
+        if name == "li":
+            return [_Li(_blocks(items))]
+        if name in TABLE_CELLS:
+            spans = any(
+                (attr(el, a) or "1").strip() not in ("", "1") for a in ("colspan", "rowspan")
+            )
+            return [_Cell(_blocks(items), name == "th", spans)]
+        if name == "tr":
+            cells = [
+                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False) for x in items
+            ]
+            return [_Row(cells)]
+        if name in TABLE_ROW_GROUPS:
+            return items
+        if name == "table":
+            rows = [x for x in items if isinstance(x, _Row)]
+            caption = _blocks([x for x in items if not isinstance(x, _Row)])
+            return [_Blk(b) for b in _table(rows, caption)]
+        if name == "blockquote":
+            blocks = _blocks(items)
+            return [_Blk(_quote(blocks))] if blocks else []
+        if name in BLOCK:
+            return [_Blk(b) for b in _blocks(items)]
+        return items
+
+    def link(self, el: Element, items: list[_Item]) -> list[_Item]:
+        url = self.url(attr(el, "href"))
+        if url is None:
+            return items
+        if all(isinstance(x, str) and not isinstance(x, _Blk) for x in items):
+            text = "".join(x for x in items if isinstance(x, str))
+            m = re.match(r"(\s*)(.*?)(\s*)$", text, re.S)
+            if not m or not m.group(2).replace(_BR, "").strip():
+                return [text] if text.strip() else []
+            inner = " ".join(m.group(2).replace(_BR, " ").split())
+            return [f"{m.group(1)}[{inner}]({url}){m.group(3)}"]
+        # A link around blocks (a card): the first heading or paragraph links.
+        out = list(items)
+        for k, x in enumerate(out):
+            if isinstance(x, _Blk) and x and "\n" not in x:
+                hashes = re.match(r"(#{1,6} )?(.*)$", x)
+                if hashes and hashes.group(2):
+                    out[k] = _Blk(f"{hashes.group(1) or ''}[{hashes.group(2)}]({url})")
+                break
+        return out
+
+
+def write_markdown(root: Element, removed: set[Element], cut: set[Element], base: str) -> str:
+    """``root`` as Markdown, without the ``removed`` and ``cut`` elements; links
+    resolved against ``base``. Blocks are separated by one blank line."""
+    blocks = _Renderer(removed, base, cut).render(root)
+    return "\n\n".join(b.strip("\n") for b in blocks if b.strip())

@@ -1,0 +1,234 @@
+"""What is not content: removed before scoring, or cut from inside the article.
+
+:func:`classify` is step 2 of docs/extraction.md, "Finding the main content":
+it marks what a browser would not show or that is not content (removed), and
+the chrome and comment boxes that count against a region. :func:`cuts` is the
+list after step 4: what the renderer leaves out of an article (never of a
+listing, where these are the content).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rypsok.core.fetch.html.attributes import attr, class_tokens, is_main_marker
+from rypsok.core.fetch.html.score import ARTICLE_BONUS, MAIN_BONUS, TOKEN_BONUS, Analysis
+from rypsok.core.fetch.html.tree import Element, Text
+from rypsok.core.fetch.html.vocabulary import (
+    BLOCK,
+    CHROME_ELEMENTS,
+    CHROME_ROLES,
+    CHROME_STEMS,
+    CHROME_TOKENS,
+    COMMENT_TOKENS,
+    HARD_TOKENS,
+    HEADING_LEVELS,
+    HIDING_CLASSES,
+    MAIN_TOKENS,
+    MEDIA_STEMS,
+    MEDIA_TOKENS,
+    META_PROPS,
+    META_STEMS,
+    META_TOKENS,
+    NOT_CONTENT,
+    STRONG,
+    TEXT_LEAVES,
+)
+
+__all__ = ["classify", "cuts"]
+
+_HIDDEN_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!important\s*)?(?:;|$)",
+    re.I,
+)
+
+# Tuning of the cuts, in characters of text; the values and what they catch
+# are the list "Inside an article" of docs/extraction.md.
+_META_LEN = 160  # metadata is short: a byline, a date, a row of tags
+_PROMO_LEN = 160  # a promotional line is short: one headline and a label
+_LABEL = 20  # "Related:", "Read more:"
+_TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
+
+
+# --------------------------------------------------------------------------- step 2: classify
+
+
+def _is_hidden(el: Element) -> bool:
+    attrs = el.attributes
+    if "hidden" in attrs:
+        return True
+    aria = attrs.get("aria-hidden")
+    if isinstance(aria, str) and aria.strip().lower() == "true":
+        return True
+    style = attrs.get("style")
+    if isinstance(style, str) and _HIDDEN_STYLE.search(style):
+        return True
+    cls = attrs.get("class")
+    if isinstance(cls, str) and cls and not HIDING_CLASSES.isdisjoint(cls.lower().split()):
+        return True
+    return el.name == "dialog" and "open" not in attrs
+
+
+def classify(an: Analysis) -> None:
+    """Pre-order: which elements are removed, chrome or comments."""
+    total = max(an.text_len[an.body], 1)
+    stack: list[tuple[Element, bool]] = [(an.body, False)]
+    while stack:
+        el, in_article = stack.pop()
+        name = el.name
+        if el is not an.body:
+            if el.namespace is not None and name != "math":
+                an.removed.add(el)
+                continue
+            if name in NOT_CONTENT or _is_hidden(el):
+                an.removed.add(el)
+                continue
+            # A box holding the article, or most of the page, is never chrome.
+            holds_main = an.has_main[el]
+            big = holds_main or an.text_len[el] * 2 > total
+            role = (attr(el, "role") or "").strip().lower()
+            if not holds_main and (
+                (name in CHROME_ELEMENTS and not (name == "header" and in_article))
+                or role in CHROME_ROLES
+            ):
+                an.removed.add(el)
+                continue
+            if not big and (el.attributes.get("class") or el.attributes.get("id")):
+                tokens, joined = class_tokens(el)
+                if not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined:
+                    an.removed.add(el)
+                    continue
+                if not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined:
+                    an.comments.add(el)
+                elif not tokens.isdisjoint(MAIN_TOKENS):
+                    an.bonus[el] = TOKEN_BONUS
+                elif not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS):
+                    an.chrome.add(el)
+            if is_main_marker(el):
+                an.mains.append(el)
+                an.bonus[el] = ARTICLE_BONUS if name == "article" else MAIN_BONUS
+                in_article = True
+        stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
+
+
+# --------------------------------------------------------------------------- cuts inside an article
+
+
+def _is_media(el: Element, an: Analysis, total: float) -> bool:
+    """A picture's furniture: a figure without code, table or quote, its
+    caption, a caption, credit or gallery box holding little prose."""
+    if el.name == "figcaption":  # kept with the code or table it captions
+        figure = el.parent
+        return figure is None or figure.name != "figure" or figure not in an.rich
+    if el in an.rich or an.heads[el]:
+        return False
+    if el.name == "figure":
+        return True
+    if not (el.attributes.get("class") or el.attributes.get("id")):
+        return False
+    if an.positive[el] * 4 >= total:  # a quarter of the article: prose, not a caption
+        return False
+    tokens, joined = class_tokens(el)
+    return not tokens.isdisjoint(MEDIA_TOKENS) or any(s in joined for s in MEDIA_STEMS)
+
+
+def _is_meta(el: Element, an: Analysis) -> bool:
+    """A short line of metadata: a byline, a date, tags, a share row."""
+    if an.kept_len[el] > _META_LEN or an.heads[el]:
+        return False
+    if el.name == "time":
+        return True
+    attrs = el.attributes
+    rel = attrs.get("rel")
+    if isinstance(rel, str) and "author" in rel.lower().split():
+        return True
+    prop = attrs.get("itemprop")
+    if isinstance(prop, str) and any(p in prop.lower() for p in META_PROPS):
+        return True
+    if not (attrs.get("class") or attrs.get("id")):
+        return False
+    tokens, joined = class_tokens(el)
+    return not tokens.isdisjoint(META_TOKENS) or any(s in joined for s in META_STEMS)
+
+
+def cuts(an: Analysis, node: Element) -> set[Element]:
+    """Inside an article: chrome, comments, link lists, pictures' captions,
+    metadata lines and teaser cards to leave out."""
+    cut: set[Element] = set()
+    total = an.positive.get(node, 0.0)
+    # Frames: element, text length of its nearest block (a metadata line is
+    # cut only when it is a line of its own, never from inside a sentence).
+    stack = [(c, an.kept_len.get(c, 0)) for c in node.children if isinstance(c, Element)]
+    while stack:
+        el, line = stack.pop()
+        if el in an.removed or el not in an.score:
+            continue
+        if el.name in BLOCK:
+            line = an.kept_len[el]
+        minor = an.positive[el] * 2 < total
+        hinted = (el in an.chrome or el in an.comments) and minor
+        score = an.score[el]
+        link_list = (
+            score < 0
+            and el.name in BLOCK
+            and el.name not in TEXT_LEAVES
+            and el not in an.rich
+            and an.links[el] * 4 > an.kept_len[el]
+            and an.positive[el] < -score * 4
+        )
+        promo = (
+            el.name == "p"
+            and an.kept_len[el] < _PROMO_LEN
+            and an.links[el] * 2 >= an.kept_len[el]
+            and _is_promo(el, an)
+        )
+        if (
+            hinted
+            or link_list
+            or promo
+            or (minor and _is_media(el, an, total))
+            or (line <= _META_LEN and _is_meta(el, an))
+            or (minor and _is_teasers(el, an))
+        ):
+            cut.add(el)
+            continue
+        stack.extend((c, line) for c in el.children if isinstance(c, Element))
+    return cut
+
+
+def _is_promo(el: Element, an: Analysis) -> bool:
+    """A paragraph that only points to another story: a bold headline link,
+    alone or after a short label ending in a colon ("Read more: ...")."""
+    plain: list[str] = []
+    linked = bold_linked = 0
+    stack: list[tuple[Element | Text, bool, bool]] = [(el, False, False)]
+    while stack:
+        node, in_link, in_bold = stack.pop()
+        if isinstance(node, Text):
+            n = len(node.data.strip())
+            if in_link:
+                linked += n
+                bold_linked += n if in_bold else 0
+            else:
+                plain.append(node.data)
+            continue
+        if node is not el and node in an.removed:
+            continue
+        in_bold = in_bold or node.name in STRONG
+        if node.name == "a" and not (attr(node, "href") or "#").startswith("#"):
+            in_link = True
+        stack.extend((c, in_link, in_bold) for c in reversed(node.children))
+    if not bold_linked == linked > 0:
+        return False
+    label = "".join(plain).strip()
+    return not label.strip("|-–—:*>» ") or (label.endswith(":") and len(label) <= _LABEL)
+
+
+def _is_teasers(el: Element, an: Analysis) -> bool:
+    """Cards that lead elsewhere: most headings link out, little text each."""
+    cards = an.cards[el]
+    if not cards or el.name in HEADING_LEVELS:
+        return False
+    if cards < 2 and el.name != "article":
+        return False
+    return cards * 2 >= an.heads[el] and an.kept_len[el] <= _TEASER_LEN * cards

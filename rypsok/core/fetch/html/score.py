@@ -1,0 +1,262 @@
+"""Scoring the blocks of a page and choosing its main content.
+
+The measuring pass, the scoring pass and the choice of docs/extraction.md,
+"Finding the main content", steps 1, 3 and 4 (step 2, which marks what is
+removed, chrome or comments, is :func:`rypsok.core.fetch.html.prune.classify`).
+All the measures live in one :class:`Analysis`, keyed by element identity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rypsok.core.fetch.html.attributes import attr, is_main_marker
+from rypsok.core.fetch.html.tree import Element, Text
+from rypsok.core.fetch.html.vocabulary import BLOCK, CANDIDATES, HEADING_LEVELS, RICH
+
+__all__ = [
+    "ARTICLE_BONUS",
+    "MAIN_BONUS",
+    "TOKEN_BONUS",
+    "Analysis",
+    "choose",
+    "measure",
+    "score_blocks",
+]
+
+# Tuning, in characters of text unless said otherwise. The values were set on
+# the extraction benchmark and the tests' pages together (docs/extraction.md,
+# "Measuring"); what each does is step 3 ("Score") and step 4 ("Not an
+# article?") of "Finding the main content".
+_SHORT = 40  # a block with less unlinked text than this is a label, not prose
+_LINK_COST = 2.0  # each character of link text costs this much: menus lose to prose
+_MIN_ARTICLE = 120  # a best region scoring below this (one short paragraph) is not an article
+_IMAGE_LINK = 10  # link characters a linked image counts for: a picture menu is still a menu
+_CLIMB_SLACK = 30  # an enclosing element may cost this much and still be taken (a title)
+# A best region with under a sixth of the readable part's plain text, and a
+# score under twice _MIN_ARTICLE, is one item of a listing (step 4).
+_LISTING_SHARE = 6
+# The single <main> is the readable part when it holds a third of the text (step 4).
+_MAIN_SHARE = 3
+# Multipliers of a region's score when the page names it as its content
+# (step 3): <main> or role=main most, <article> less (a page may hold several),
+# a content class/id token least (the most often wrong). Enough to win over a
+# neighbour of about the same size, never over a much bigger one.
+MAIN_BONUS = 1.3
+ARTICLE_BONUS = 1.15
+TOKEN_BONUS = 1.1
+
+
+class Analysis:
+    """Everything measured on the tree, keyed by element identity."""
+
+    def __init__(self, body: Element) -> None:
+        self.body = body
+        self.text_len: dict[Element, int] = {}
+        self.has_main: dict[Element, bool] = {}
+        self.removed: set[Element] = set()  # not content at all (hidden, chrome, controls)
+        self.chrome: set[Element] = set()  # chrome by class/id: cut from an article
+        self.comments: set[Element] = set()  # comment sections
+        self.score: dict[Element, float] = {}  # sum of block weights in the subtree
+        self.positive: dict[Element, float] = {}  # sum of the positive weights
+        self.links: dict[Element, int] = {}  # link text length in the subtree
+        self.kept_len: dict[Element, int] = {}  # text length in the subtree, after removal
+        self.plain_len: dict[Element, int] = {}  # the same, outside chrome and comments
+        self.bonus: dict[Element, float] = {}
+        self.mains: list[Element] = []
+        self.rich: set[Element] = set()  # holds code, a table or a quote
+        self.cards: dict[Element, int] = {}  # headings that link elsewhere, in the subtree
+        self.heads: dict[Element, int] = {}  # headings in the subtree
+
+
+# --------------------------------------------------------------------------- pass 1: sizes
+
+
+def _elements_postorder(root: Element) -> list[Element]:
+    """Elements under ``root`` (inclusive), children before parents."""
+    order: list[Element] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(c for c in node.children if isinstance(c, Element))
+    order.reverse()
+    return order
+
+
+def measure(body: Element) -> Analysis:
+    """Step 1: every subtree's text length, whether it holds a main marker or rich content."""
+    an = Analysis(body)
+    text_len = an.text_len
+    has_main = an.has_main
+    rich = an.rich
+    for el in _elements_postorder(body):
+        n = 0
+        main = is_main_marker(el)
+        is_rich = el.name in RICH
+        for c in el.children:
+            if isinstance(c, Text):
+                n += len(c.data.strip())
+            else:
+                n += text_len[c]
+                main = main or has_main[c]
+                is_rich = is_rich or c in rich
+        text_len[el] = n
+        has_main[el] = main
+        if is_rich:
+            rich.add(el)
+    return an
+
+
+# --------------------------------------------------------------------------- pass 3: scores
+
+
+def _weight(length: int, linked: int, negative: bool) -> float:
+    """The weight of one block's own text: prose counts for, links against."""
+    if length == 0:
+        return 0.0
+    plain = length - linked
+    if plain < _SHORT:
+        w = -_LINK_COST * linked - (1.0 if linked == 0 else 3.0)
+    else:
+        w = plain - _SHORT - _LINK_COST * linked
+    if negative:
+        w = -abs(w) - 1.0
+    return w
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open element of the scoring walk."""
+
+    element: Element
+    in_link: bool  # inside a link to another page
+    negative: bool  # inside chrome or comments: every weight counts against
+    next_child: int = 0
+
+
+def score_blocks(an: Analysis) -> None:
+    """Step 3, post-order with an explicit stack: block weights summed up the tree."""
+    score, positive, links, kept_len = an.score, an.positive, an.links, an.kept_len
+    cards, heads = an.cards, an.heads
+    plain_len = an.plain_len
+    removed = an.removed
+    stack: list[_Frame] = []
+    # A block's own text: [length, linked length].
+    own: dict[Element, list[int]] = {}
+
+    def push(el: Element, in_link: bool, negative: bool) -> None:
+        stack.append(_Frame(el, in_link, negative))
+        own[el] = [0, 0]
+
+    push(an.body, False, False)
+    # The nearest block element of each open element, for its text.
+    block_of: dict[Element, Element] = {an.body: an.body}
+    while stack:
+        frame = stack[-1]
+        el = frame.element
+        i = frame.next_child
+        children = el.children
+        if i < len(children):
+            frame.next_child = i + 1
+            c = children[i]
+            in_link = frame.in_link
+            if isinstance(c, Text):
+                n = len(c.data.strip())
+                if n:
+                    counts = own[block_of[el]]
+                    counts[0] += n
+                    if in_link:
+                        counts[1] += n
+                continue
+            if c.name == "img" and in_link:  # a linked picture: a link with no words
+                own[block_of[el]][1] += _IMAGE_LINK
+            if c in removed:
+                continue
+            negative = frame.negative or c in an.chrome or c in an.comments
+            href = attr(c, "href") or "#" if c.name == "a" else "#"
+            child_link = in_link or not href.startswith("#")
+            block_of[c] = c if c.name in BLOCK else block_of[el]
+            push(c, child_link, negative)
+            continue
+        stack.pop()
+        s = 0.0
+        p = 0.0
+        lk = 0
+        ln = 0
+        pl = 0
+        nc = 0
+        nh = 0
+        counts = own.pop(el)
+        if block_of[el] is el:
+            ln, lk = counts[0], counts[1]
+            pl = 0 if frame.negative else ln
+            if el.name in HEADING_LEVELS:  # a title counts for nothing, a linked one against
+                w = -_LINK_COST * lk if lk else 0.0
+                s += w
+                nh = 1
+                if lk * 2 >= ln > 0:
+                    nc = 1
+            else:
+                w = _weight(ln, lk, frame.negative)
+                s += w
+                if w > 0:
+                    p += w
+        for c in children:
+            if isinstance(c, Element) and c not in removed:
+                s += score[c]
+                p += positive[c]
+                lk += links[c]
+                ln += kept_len[c]
+                pl += plain_len[c]
+                nc += cards[c]
+                nh += heads[c]
+        score[el], positive[el], links[el], kept_len[el] = s, p, lk, ln
+        plain_len[el] = pl
+        cards[el] = nc
+        heads[el] = nh
+
+
+# --------------------------------------------------------------------------- pass 4: the choice
+
+
+def choose(an: Analysis) -> tuple[Element, bool]:
+    """The element holding the main content, and whether it is an article
+    (True) or the page's whole readable part (False)."""
+    body = an.body
+    best: Element | None = None
+    best_value = 0.0
+    for el, s in an.score.items():
+        if s <= 0 or el.name not in CANDIDATES:
+            continue
+        value = s * an.bonus.get(el, 1.0)
+        if value > best_value:
+            best, best_value = el, value
+    region = _region(an)
+    if best is None or an.score[best] < _MIN_ARTICLE:
+        return region, False
+    # Take enclosing elements that add content (a title, a second part of
+    # the article) at little cost.
+    floor = an.score[best] - _CLIMB_SLACK
+    node = best
+    cur = best.parent
+    while cur is not None and cur is not body and cur in an.score:
+        if an.score[cur] >= floor:
+            node = cur
+            floor = max(floor, an.score[cur] - _CLIMB_SLACK)
+        cur = cur.parent
+    # A listing: the best article is a small part of a page of links.
+    if (
+        an.plain_len[node] * _LISTING_SHARE < an.plain_len[region]
+        and an.score[node] < 2 * _MIN_ARTICLE
+    ):
+        return region, False
+    return node, True
+
+
+def _region(an: Analysis) -> Element:
+    """The page's readable part: its single main element, else the body."""
+    mains = [m for m in an.mains if m.name == "main" or (attr(m, "role") or "") == "main"]
+    if len(mains) == 1 and an.kept_len.get(mains[0], 0) * _MAIN_SHARE >= an.kept_len[an.body]:
+        return mains[0]
+    return an.body
