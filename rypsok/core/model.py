@@ -9,7 +9,7 @@ an address or a trace.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from rypsok.core import limits
 
@@ -54,14 +54,7 @@ UnavailableReason = Literal[
 EngineState = Literal["disabled", "closed", "open", "half_open"]
 DisabledReason = Literal["disabled", "no_credential"]
 
-ENGINE_ERROR_CLASSES: Final = (
-    "timeout",
-    "rate_limited",
-    "blocked",
-    "parse_failure",
-    "auth_failure",
-    "request_failure",
-)
+ENGINE_ERROR_CLASSES: Final[tuple[EngineErrorClass, ...]] = get_args(EngineErrorClass)
 
 
 @dataclass(frozen=True, slots=True)

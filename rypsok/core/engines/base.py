@@ -22,7 +22,7 @@ from typing import Protocol
 from rypsok.core.config.settings import SafeSearch
 from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
 from rypsok.core.engines.admission import Admission as Admission
-from rypsok.core.model import QuerySkipReason
+from rypsok.core.model import ENGINE_ERROR_CLASSES, QuerySkipReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +72,7 @@ class EngineFailure(Exception):
 
 
 # REQ-ENG-006: every failed engine request is exactly one of these.
-ERROR_CLASSES: tuple[str, ...] = (
-    "timeout",
-    "rate_limited",
-    "blocked",
-    "parse_failure",
-    "auth_failure",
-    "request_failure",
-)
+ERROR_CLASSES: tuple[str, ...] = ENGINE_ERROR_CLASSES
 
 HeaderLookup = Callable[[str], str | None]
 """A response header by name, matched without regard to case (drivers ask in lower case);
@@ -114,6 +107,10 @@ class Driver(Protocol):
         ...
 
 
+# What a page driver's parse reads between steps: set once the call no longer waits for it.
+CancelFlag = threading.Event | None
+
+
 class PageDriver(Driver, Protocol):
     """A driver whose admission says `html_answer`: its parse may be abandoned midway.
 
@@ -124,12 +121,7 @@ class PageDriver(Driver, Protocol):
     """
 
     def parse(
-        self,
-        status: int,
-        header: HeaderLookup,
-        body: bytes,
-        *,
-        cancel: threading.Event | None = None,
+        self, status: int, header: HeaderLookup, body: bytes, *, cancel: CancelFlag = None
     ) -> list[RawResult]: ...
 
 

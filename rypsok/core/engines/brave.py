@@ -10,20 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode
 
-from rypsok.core.engines import admission
+from rypsok.core.engines import admission, base
 from rypsok.core.engines.admission import Admission
-from rypsok.core.engines.base import (
-    EngineFailure,
-    EngineQuery,
-    HeaderLookup,
-    OutboundRequest,
-    RawResult,
-    date_part,
-    delay_seconds,
-    load_json,
-    query_too_long,
-    text,
-)
+from rypsok.core.engines.base import EngineFailure, EngineQuery, OutboundRequest, RawResult
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
@@ -207,7 +196,7 @@ class BraveDriver:
             return "language"
         if query.time_range is not None and query.time_range not in _FRESHNESS:
             return "time_range"
-        if query_too_long(self.admission, query.query):
+        if base.query_too_long(self.admission, query.query):
             return "query_too_long"
         return None
 
@@ -238,9 +227,9 @@ class BraveDriver:
             max_bytes=self.admission.response_bytes,
         )
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(self, status: int, header: base.HeaderLookup, body: bytes) -> list[RawResult]:
         _check_status(status, header, body)
-        answer = load_json(body)
+        answer = base.load_json(body)
         if not isinstance(answer, dict):
             raise EngineFailure("parse_failure")
         items = self._items(answer)
@@ -262,14 +251,14 @@ class BraveDriver:
         return items
 
 
-def _check_status(status: int, header: HeaderLookup, body: bytes) -> None:
+def _check_status(status: int, header: base.HeaderLookup, body: bytes) -> None:
     """The record's classes by status; a 2xx answer goes on to be parsed."""
     if 200 <= status < 300:
         return
     if status == 429:
-        delay = delay_seconds(header("retry-after"))
+        delay = base.delay_seconds(header("retry-after"))
         if delay is None:
-            delay = delay_seconds(header("x-ratelimit-reset"))
+            delay = base.delay_seconds(header("x-ratelimit-reset"))
         raise EngineFailure("rate_limited", delay)
     if status in (401, 403):
         raise EngineFailure("auth_failure")
@@ -282,7 +271,7 @@ def _about_the_token(body: bytes) -> bool:
     """Whether a 422 ErrorResponse blames the subscription token; False for any body that
     is not one, or does not say so in the shape the provider documents."""
     try:
-        answer = load_json(body)
+        answer = base.load_json(body)
     except EngineFailure:
         return False
     error = answer.get("error") if isinstance(answer, dict) else None
@@ -319,14 +308,14 @@ def _result(item: object) -> RawResult | None:
     """
     if not isinstance(item, dict):
         return None
-    url = text(item.get("url"))
-    title = text(item.get("title"))
+    url = base.text(item.get("url"))
+    title = base.text(item.get("title"))
     if not url or title is None:
         return None
     return RawResult(
         url=url,
         title=title,
-        snippet=text(item.get("description")) or "",
-        date=date_part(item.get("page_age")),
+        snippet=base.text(item.get("description")) or "",
+        date=base.date_part(item.get("page_age")),
         markup=True,
     )

@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 from rypsok.core.engines import admission
 from rypsok.core.engines.admission import Admission
 from rypsok.core.engines.base import (
+    CancelFlag,
     EngineFailure,
     EngineQuery,
     HeaderLookup,
@@ -106,12 +107,7 @@ class DuckDuckGoDriver:
         )
 
     def parse(
-        self,
-        status: int,
-        header: HeaderLookup,
-        body: bytes,
-        *,
-        cancel: threading.Event | None = None,
+        self, status: int, header: HeaderLookup, body: bytes, *, cancel: CancelFlag = None
     ) -> list[RawResult]:
         """The page's results; `cancel`, when set, stops the parse with ParseCancelled (the
         call has gone: nothing reads what this raises)."""

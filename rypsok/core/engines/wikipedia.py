@@ -18,20 +18,9 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode, urlsplit
 
-from rypsok.core.engines import admission
+from rypsok.core.engines import admission, base
 from rypsok.core.engines.admission import Admission
-from rypsok.core.engines.base import (
-    EngineFailure,
-    EngineQuery,
-    HeaderLookup,
-    OutboundRequest,
-    RawResult,
-    date_part,
-    delay_seconds,
-    load_json,
-    query_too_long,
-    text,
-)
+from rypsok.core.engines.base import EngineFailure, EngineQuery, OutboundRequest, RawResult
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
@@ -121,7 +110,7 @@ class WikipediaDriver:
             return "language"
         if query.time_range is not None:
             return "time_range"  # the API has no period filter (time_ranges = None)
-        if query_too_long(self.admission, query.query):
+        if base.query_too_long(self.admission, query.query):
             return "query_too_long"
         return None
 
@@ -148,9 +137,9 @@ class WikipediaDriver:
             max_bytes=self.admission.response_bytes,
         )
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(self, status: int, header: base.HeaderLookup, body: bytes) -> list[RawResult]:
         _check_status(status, header)
-        answer = load_json(body)
+        answer = base.load_json(body)
         if not isinstance(answer, dict):
             raise EngineFailure("parse_failure")
         if "error" in answer:
@@ -173,12 +162,12 @@ class WikipediaDriver:
         return f"https://{name}.wikipedia.org/wiki/"
 
 
-def _check_status(status: int, header: HeaderLookup) -> None:
+def _check_status(status: int, header: base.HeaderLookup) -> None:
     """The record's classes by status; a 2xx answer goes on to be parsed."""
     if 200 <= status < 300:
         return
     if status == 429:
-        raise EngineFailure("rate_limited", delay_seconds(header("retry-after")))
+        raise EngineFailure("rate_limited", base.delay_seconds(header("retry-after")))
     if status == 403:
         raise EngineFailure("blocked")  # how Wikimedia refuses a non-compliant User-Agent
     raise EngineFailure("request_failure")
@@ -202,13 +191,13 @@ def _result(hit: object, article_root: str) -> RawResult | None:
     """
     if not isinstance(hit, dict):
         return None
-    title = text(hit.get("title"))
+    title = base.text(hit.get("title"))
     if not title:
         return None
     return RawResult(
         url=article_root + article_path(title),
         title=title,
-        snippet=text(hit.get("snippet")) or "",
-        date=date_part(hit.get("timestamp")),
+        snippet=base.text(hit.get("snippet")) or "",
+        date=base.date_part(hit.get("timestamp")),
         markup=True,
     )

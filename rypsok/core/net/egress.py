@@ -396,22 +396,37 @@ class EgressPolicy:
             return Verdict(False, "builtin_name")
         return Verdict(True, "allowed")
 
-    def judge_address(self, address: Address, host: str, port: int) -> Verdict:
-        """Judge one address about to be connected to; *host* is the URL's host."""
+    def _rules_at_connect(
+        self, host: str, address: Address
+    ) -> tuple[Verdict | None, str | None, Address]:
+        """The operator's rules on an address about to be connected to (*host* is the URL's),
+        for both profiles: a verdict first when the host is malformed or a rule decides, else
+        None; then the host's name (None for an address literal) and the address in canonical
+        form, for the checks that follow.
+
+        Deny rules, then allow rules by address, then by name: a name rule admits what the
+        name resolves to, but not the metadata service (an allowed name rebound to it does
+        not reach it)."""
         parsed = self._host(host)
         if parsed is None:
-            return Verdict(False, "malformed")
+            return Verdict(False, "malformed"), None, address
         name, _literal_host = parsed
         address = _canonical(address)
         if self._denied(name, address):
-            return Verdict(False, "deny_rule")
+            return Verdict(False, "deny_rule"), name, address
         if self._matches(self._allow, None, address):
-            return Verdict(True, "allow_rule")
+            return Verdict(True, "allow_rule"), name, address
         if self._matches(self._allow, name, None):
-            # A name rule admits what the name resolves to, but not the metadata service.
             if address in _METADATA:
-                return Verdict(False, "builtin_address")
-            return Verdict(True, "allow_rule")
+                return Verdict(False, "builtin_address"), name, address
+            return Verdict(True, "allow_rule"), name, address
+        return None, name, address
+
+    def judge_address(self, address: Address, host: str, port: int) -> Verdict:
+        """Judge one address about to be connected to; *host* is the URL's host."""
+        ruled, name, address = self._rules_at_connect(host, address)
+        if ruled is not None:
+            return ruled
         if port not in self._ports:
             return Verdict(False, "port")
         if name is not None and refused_name(name):
@@ -481,20 +496,9 @@ class EgressPolicy:
         is. A built-in endpoint (the operator did not write it) gets the built-in table
         last, so a poisoned answer naming a private address is refused before any connect.
         """
-        parsed = self._host(host)
-        if parsed is None:
-            return Verdict(False, "malformed")
-        name, _literal_host = parsed
-        address = _canonical(address)
-        if self._denied(name, address):
-            return Verdict(False, "deny_rule")
-        if self._matches(self._allow, None, address):
-            return Verdict(True, "allow_rule")
-        if self._matches(self._allow, name, None):
-            # As for fetches: an allowed name rebound to the metadata service does not reach it.
-            if address in _METADATA:
-                return Verdict(False, "builtin_address")
-            return Verdict(True, "allow_rule")
+        ruled, name, address = self._rules_at_connect(host, address)
+        if ruled is not None:
+            return ruled
         if endpoint.configured:
             # REQ-SEC-017 with NET-15: the endpoint is the operator's setting and trust.
             if name is not None and address in _METADATA:
