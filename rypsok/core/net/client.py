@@ -14,6 +14,11 @@ verification, send one request, read the response through h11, close.
 
 Every failure is a ClientError whose message is our own short words: no host,
 no address, no text from the provider. Causes are not chained for that reason.
+
+Why one file of some 640 lines: it is the one place that opens connections (the layering
+test checks that no other module does), and its parts (URL and header checks, the body
+sink, the reader, the client) share the ClientError discipline above; split, each part
+would be imported only by the others.
 """
 
 from __future__ import annotations
