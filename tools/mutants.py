@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Mutation testing of the security modules with mutmut (REQ-TEST-019).
 
-  tools/mutants.py                          every group, one after the other
-  tools/mutants.py --module egress          one group (repeat the option for more)
-  tools/mutants.py --max-minutes 60         stop after an hour, report what was checked
-  tools/mutants.py --report out.json        the counts and every survivor, as JSON
-  tools/mutants.py --from-report out.json   judge that run's survivors against the
-                                            exclusion file as it is now (no mutmut run)
-  tools/mutants.py --list                   the groups, their modules and tests
+  python tools/mutants.py                          every group, one after the other
+  python tools/mutants.py --module egress          one group (repeat the option for more)
+  python tools/mutants.py --max-minutes 60         stop after an hour, report what was checked
+  python tools/mutants.py --report out.json        the counts and every survivor, as JSON
+  python tools/mutants.py --from-report out.json   judge that run's survivors against the
+                                                   exclusion file as it is now (no mutmut run)
+  python tools/mutants.py --list                   the groups, their modules and tests
 
 Run it with a Python that has the project, its test dependencies and mutmut
 (tools/mutants-requirements.lock pins the version this tool was written for).
