@@ -97,17 +97,21 @@ DROPPED_WHILE_PARSING: Final = NEVER_RENDERED
 # Dropped by the extractor with everything inside: never rendered, or not content.
 NOT_CONTENT: Final = NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS
 
-# The snippet scanner (boundary.strip_markup) skips these elements' content up
-# to their end tag: a browser shows none of it as text. It has no tree, so it
-# also skips the raw-text fallbacks and iframe's (raw-text in old parsers) text.
+# The snippet scanner (rypsok.core.boundary.markup) skips these elements'
+# content up to their end tag: a browser shows none of it as text. Beside what
+# the tree builder drops, these are the raw-text elements whose text is a
+# fallback no browser shows (iframe, noembed, noframes); the extractor drops
+# iframe as embedded content. (It renders noembed's and noframes' text: left as
+# it is, since this set was written for snippets only.)
 HIDDEN_IN_SNIPPETS: Final = NEVER_RENDERED | FALLBACK_TEXT | frozenset({"iframe"})
 
-# Tags after which the snippet scanner puts a space so neighbouring words stay
-# apart; every other tag joins its neighbours. It is the rendered blocks as the
-# scanner has always known them, plus a line break and a menu option (the
-# extractor handles <br> itself and drops <option>). The blocks it leaves out
-# are written here so its output stays exactly what it was; a tag that opens a
-# page (html, body) never sits between two words of a snippet anyway.
+# Tags at which the snippet scanner puts a space so neighbouring words stay
+# apart; every other tag joins its neighbours. It is the rendered blocks plus a
+# line break and a list option (the extractor handles <br> itself and drops
+# <option>), minus the blocks the scanner has never known: html and body never
+# sit between two words of a snippet; menu, dir, hgroup, legend, listing, xmp
+# and plaintext are rare there, and adding them would change snippet text,
+# which this vocabulary does not do.
 SNIPPET_WORD_BREAKS: Final = (
     (
         BLOCK
