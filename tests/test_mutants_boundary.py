@@ -1,7 +1,7 @@
 """The content boundary: cases mutation testing found unguarded (REQ-CTX-004, REQ-CTX-006,
 REQ-SEC-003, REQ-SEC-015; tools/mutants.py).
 
-Each test pins a behaviour that a surviving mutant of rypsok/core/boundary.py changed
+Each test pins a behaviour that a surviving mutant of rypsok/core/boundary/ changed
 while every other test passed.
 """
 

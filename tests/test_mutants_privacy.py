@@ -1,6 +1,6 @@
 """The secret check: cases mutation testing found unguarded (REQ-PRIV-002; tools/mutants.py).
 
-Each test pins a behaviour that a surviving mutant of rypsok/core/privacy.py changed
+Each test pins a behaviour that a surviving mutant of rypsok/core/privacy/ changed
 while every other test passed. Values are fake, with the real shape of their format.
 """
 
