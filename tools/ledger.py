@@ -17,7 +17,7 @@ test functions pytest collects from tests/ (test_*.py files; functions and
 methods of Test classes whose names start with test), read from the source
 without importing it.
 
-The gate (tests/test_ledger.py, so CI runs it) requires at least one test for
+The gate (tests/tools/test_ledger.py, so CI runs it) requires at least one test for
 every T requirement of a delivered milestone. tools/ledger-waivers.toml says
 which milestones are not delivered yet and which requirements this build
 cannot meet as written, each with its reason; nothing else is exempt.
@@ -123,7 +123,7 @@ def render_list(requirements: Sequence[Requirement], book_name: str, digest: str
     lines = [
         "# The book's requirement headings, one a line: id, milestone, verification method",
         "# and short title, tab-separated, in the book's order. Read by tools/ledger.py and its",
-        "# gate (tests/test_ledger.py).",
+        "# gate (tests/tools/test_ledger.py).",
         f"# Generated from the book ({book_name}, sha256 {digest}); do not edit by hand.",
         "# Refresh from a copy of the book:",
         "#   .venv/bin/python tools/ledger.py --refresh --book PATH/TO/rypsok-book.txt",

@@ -59,7 +59,7 @@ EXCLUSIONS = REPO / "tools" / "mutants-exclusions.toml"
 class Group:
     name: str
     modules: tuple[str, ...]  # paths relative to the repository
-    tests: tuple[str, ...]  # the module's own test files; tests/test_mutants_<name>*.py join
+    tests: tuple[str, ...]  # the module's own test files; tests/**/test_mutants_<name>*.py join
     # Tests with a wall-clock bound, left out: mutmut's trampolines slow every call of
     # the mutated module (its stats run traces them too), so the bound fails with no
     # mutant in place. Their mutants are then caught by the other tests or reported.
@@ -74,11 +74,11 @@ GROUPS: tuple[Group, ...] = (
         # the rules' own errors are checked through the configuration, and their
         # width warning through check's report
         (
-            "tests/test_egress.py",
-            "tests/test_fetch_intake.py",
-            "tests/test_properties_egress.py",
-            "tests/test_config_values.py",
-            "tests/test_check_report.py",
+            "tests/core/net/test_egress.py",
+            "tests/core/fetch/test_fetch_intake.py",
+            "tests/core/net/test_properties_egress.py",
+            "tests/core/config/test_config_values.py",
+            "tests/core/config/test_check_report.py",
         ),
     ),
     # The fetch intake is check_url's caller: its tests read the privacy verdicts too.
@@ -90,9 +90,13 @@ GROUPS: tuple[Group, ...] = (
             "rypsok/core/privacy/modes.py",
             "rypsok/core/privacy/urls.py",
         ),
-        ("tests/test_privacy.py", "tests/test_properties_privacy.py", "tests/test_fetch_intake.py"),
         (
-            "tests/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
+            "tests/core/privacy/test_privacy.py",
+            "tests/core/privacy/test_properties_privacy.py",
+            "tests/core/fetch/test_fetch_intake.py",
+        ),
+        (
+            "tests/core/privacy/test_privacy.py::test_req_priv_002_long_adversarial_input_is_checked_in_"
             "linear_time",
         ),
     ),
@@ -106,15 +110,15 @@ GROUPS: tuple[Group, ...] = (
             "rypsok/core/boundary/clean.py",
         ),
         (
-            "tests/test_boundary.py",
-            "tests/test_boundary_anchors.py",
-            "tests/test_properties_boundary.py",
+            "tests/core/boundary/test_boundary.py",
+            "tests/core/boundary/test_boundary_anchors.py",
+            "tests/core/boundary/test_properties_boundary.py",
         ),
     ),
     Group(
         "robots",
         ("rypsok/core/fetch/robots.py",),
-        ("tests/test_robots.py", "tests/test_properties_robots.py"),
+        ("tests/core/fetch/test_robots.py", "tests/core/fetch/test_properties_robots.py"),
     ),
     Group(
         "http",
@@ -124,10 +128,10 @@ GROUPS: tuple[Group, ...] = (
             "rypsok/protocol/http/auth.py",
         ),
         (
-            "tests/test_http_listener.py",
-            "tests/test_http_hostile.py",
-            "tests/test_http_clients.py",
-            "tests/test_http_harness.py",
+            "tests/protocol/http/test_http_listener.py",
+            "tests/protocol/http/test_http_hostile.py",
+            "tests/protocol/http/test_http_clients.py",
+            "tests/protocol/http/test_http_harness.py",
         ),
     ),
     # Sessions and callers: the session bound, and the caller tokens as they
@@ -137,9 +141,9 @@ GROUPS: tuple[Group, ...] = (
         ("rypsok/protocol/http/sessions.py", "rypsok/core/config/secrets.py"),
         # the session transports' cancellation hook is held by the cancellation tests
         (
-            "tests/test_http_listener.py",
-            "tests/test_config_values.py",
-            "tests/test_cancellation_bound.py",
+            "tests/protocol/http/test_http_listener.py",
+            "tests/core/config/test_config_values.py",
+            "tests/protocol/test_cancellation_bound.py",
         ),
     ),
 )
@@ -336,7 +340,8 @@ def unused_exclusions(
 
 def tests_of(group: Group, root: Path) -> list[str]:
     own = sorted(
-        str(p.relative_to(root)) for p in root.glob(f"tests/test_mutants_{group.name}*.py")
+        p.relative_to(root).as_posix()
+        for p in (root / "tests").rglob(f"test_mutants_{group.name}*.py")
     )
     return [t for t in group.tests if (root / t).exists()] + own
 

@@ -1,0 +1,69 @@
+"""The limits table as code: one place for every LIM- number."""
+
+from __future__ import annotations
+
+import ast
+
+from rypsok.core import limits
+from tests.support.paths import REPO
+
+PACKAGE = REPO / "rypsok"
+# Numbers that equal a limit by coincidence and mean something else (file, value).
+NOT_LIMITS = {
+    ("client.py", 200),
+    ("client.py", 300),
+    ("wikipedia.py", 200),
+    ("wikipedia.py", 300),
+    ("brave.py", 200),
+    ("brave.py", 300),  # the 2xx status range
+    ("admission.py", 600),
+    ("admission.py", 500),  # admission-record facts of the drivers
+    ("detectors.py", 100000),  # a regular expression's repetition bound
+    ("unicode.py", 4096),  # a cache size
+    ("validate.py", 4096),
+    ("validate.py", 256),
+    ("validate_service.py", 256),  # list lengths the parser accepts
+    ("charset.py", 256),  # the end of the byte range x-user-defined maps
+    ("legacy.py", 256),  # the end of the byte range of a single-byte table
+    ("load.py", 65536),  # a read chunk
+    ("urls.py", 256),
+    ("urls.py", 200),  # IPv4 arithmetic; the contact's length
+    ("errors.py", 3600),  # the book's bound on a site's Retry-After, not a limits row
+    ("errors.py", 500),
+    ("pipeline.py", 400),
+    ("pipeline.py", 200),
+    ("pipeline.py", 300),  # HTTP status classes
+}
+
+
+def test_every_row_is_consistent() -> None:
+    for row in limits.TABLE.values():
+        if row.low is not None:
+            assert row.low <= row.default, row.id
+        if row.high is not None:
+            assert row.default <= row.high, row.id
+    keys = [row.key for row in limits.TABLE.values() if row.key]
+    assert len(keys) == len(set(keys))
+
+
+def test_no_limit_number_is_written_outside_the_table() -> None:
+    rows = limits.TABLE.values()
+    numbers = (
+        {r.default for r in rows}
+        | {r.low for r in rows if r.low}
+        | {r.high for r in rows if r.high}
+    )
+    distinctive = {n for n in numbers if n >= 100 and n not in (100, 1000, 1024)}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "limits.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and type(node.value) is int
+                and node.value in distinctive
+                and (path.name, node.value) not in NOT_LIMITS
+            ):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value}")
+    assert found == []

@@ -1,0 +1,417 @@
+"""The release path: per-platform file names, the container recipe and the
+systemd units (issue 9; REQ-DEP-004, REQ-DEP-005, REQ-RUST-002 read as the
+platforms of this build; DESIGN.md decision 10).
+
+Everything here reads files or calls build_zipapp.py's helpers, except one
+test that builds one foreign-platform pyz (one download of its wheels, about
+15 s). Building every target twice and running the result in a read-only
+root file system is tools/release's job (with tools/rootfs-test).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib.util
+import re
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import rypsok
+from rypsok.core import limits
+from tests.conftest import check, clean_env
+from tests.support.paths import REPO
+
+DEPLOY = REPO / "deploy"
+CONFIG_PATH = "/etc/rypsok/rypsok.toml"
+PYZ_PATH = "/opt/rypsok/rypsok.pyz"
+MEMORY_MAX_MIB = limits.default("LIM-M5")
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+
+
+def _load_build_zipapp() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_zipapp", REPO / "build_zipapp.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["build_zipapp"] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+bz = _load_build_zipapp()
+
+
+# ---------------------------------------------------------------------------
+# build_zipapp.py --platform: names and pip options, no download
+
+
+def test_req_rust_002_release_files_are_named_per_python_and_platform() -> None:
+    names = [bz.artifact_name("1.2.3", t) for t in bz.release_targets()]
+    assert names == [
+        "rypsok-1.2.3-cp311-manylinux_2_28_aarch64.pyz",
+        "rypsok-1.2.3-cp311-manylinux_2_28_x86_64.pyz",
+        "rypsok-1.2.3-cp312-manylinux_2_28_aarch64.pyz",
+        "rypsok-1.2.3-cp312-manylinux_2_28_x86_64.pyz",
+    ]
+    assert bz.project_version() == rypsok.__version__
+
+
+def test_req_rust_002_a_subset_of_targets_and_refusals() -> None:
+    assert bz.release_targets(["aarch64"], ["3.12"]) == [bz.Target("3.12", "aarch64")]
+    assert len(bz.release_targets(["x86_64"])) == 2
+    with pytest.raises(bz.BuildError, match="unknown platform"):
+        bz.release_targets(["riscv64"])
+    for bad in ("3.10", "3", "cp311", "3.11.2"):
+        with pytest.raises(bz.BuildError, match=r"3\.11 or later"):
+            bz.release_targets([], [bad])
+
+
+def test_req_rust_002_pip_is_asked_for_the_target_wheels_only() -> None:
+    options = bz.Target("3.12", "aarch64").pip_options()
+    pairs = list(zip(options[::2], options[1::2], strict=True))
+    assert ("--implementation", "cp") in pairs
+    assert ("--python-version", "3.12") in pairs
+    assert ("--abi", "cp312") in pairs
+    platforms = [value for flag, value in pairs if flag == "--platform"]
+    # Newest first, nothing above the glibc floor, the legacy alias of 2.17 kept.
+    assert platforms[0] == "manylinux_2_28_aarch64"
+    assert "manylinux2014_aarch64" in platforms
+    assert all(p.endswith("_aarch64") for p in platforms)
+    minors = [int(m.group(1)) for p in platforms if (m := re.match(r"manylinux_2_(\d+)_", p))]
+    assert minors[0] == 28 and minors == sorted(minors, reverse=True)
+    # x86_64 wheels may be as old as manylinux1; the pip options list them too.
+    assert "manylinux1_x86_64" in bz.Target("3.11", "x86_64").pip_platforms()
+
+
+def _fake_elf(path: Path, machine: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(11) + machine.to_bytes(2, "little") + bytes(44))
+
+
+def test_req_rust_002_a_compiled_module_for_another_cpu_fails_the_build(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    with pytest.raises(bz.BuildError, match="no compiled module"):
+        bz.check_machine(site, bz.Target("3.11", "aarch64"))
+    _fake_elf(site / "pkg" / "a.cpython-311-aarch64-linux-gnu.so", 183)
+    assert bz.check_machine(site, bz.Target("3.11", "aarch64")) == 1
+    _fake_elf(site / "pkg" / "b.abi3.so", 62)  # an x86_64 module slipped in
+    with pytest.raises(bz.BuildError, match=r"not for aarch64: pkg/b\.abi3\.so"):
+        bz.check_machine(site, bz.Target("3.11", "aarch64"))
+
+
+def test_req_dep_005_sha256sums_lists_every_file_for_sha256sum(tmp_path: Path) -> None:
+    files = [tmp_path / "rypsok-b.pyz", tmp_path / "rypsok-a.pyz"]
+    for i, f in enumerate(files):
+        f.write_bytes(bytes([i]) * 1000)
+    text = bz.sums_text(files)
+    assert text.splitlines() == [
+        f"{hashlib.sha256(files[1].read_bytes()).hexdigest()}  rypsok-a.pyz",
+        f"{hashlib.sha256(files[0].read_bytes()).hexdigest()}  rypsok-b.pyz",
+    ]
+    (tmp_path / "SHA256SUMS").write_text(text, encoding="ascii")
+    proc = subprocess.run(
+        ["sha256sum", "--check", "--strict", "SHA256SUMS"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    files[0].write_bytes(b"changed")
+    proc = subprocess.run(
+        ["sha256sum", "--check", "SHA256SUMS"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1 and "rypsok-b.pyz: FAILED" in proc.stdout
+
+
+def test_build_zipapp_python_needs_platform(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        bz.main(["--python", "3.12"])
+    assert exc.value.code == 2
+    assert "--python needs --platform" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_req_rust_002_foreign_platform_pyz_carries_that_platform_wheels(tmp_path: Path) -> None:
+    """One real --platform build for a CPU and CPython this machine is not."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "build_zipapp.py"),
+            "--platform",
+            "aarch64",
+            "--python",
+            "3.12",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    name = f"rypsok-{rypsok.__version__}-cp312-manylinux_2_28_aarch64.pyz"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SHA256SUMS", name]
+    pyz = tmp_path / name
+    sums = (tmp_path / "SHA256SUMS").read_text(encoding="ascii")
+    assert sums == f"{hashlib.sha256(pyz.read_bytes()).hexdigest()}  {name}\n"
+    with zipfile.ZipFile(pyz) as archive:
+        modules = [n for n in archive.namelist() if n.endswith(".so")]
+        machines = {n: int.from_bytes(archive.read(n)[18:20], "little") for n in modules}
+        names = set(archive.namelist())
+    # pydantic-core, rpds-py, cffi, charset-normalizer (2) and cryptography.
+    assert len(modules) >= 6
+    assert set(machines.values()) == {183}, machines
+    assert all("cpython-312-aarch64" in n or n.endswith(".abi3.so") for n in modules)
+    assert "site-packages/rypsok/cli.py" in names
+
+
+# ---------------------------------------------------------------------------
+# The systemd units
+
+
+def _unit(name: str) -> dict[str, dict[str, list[str]]]:
+    """section -> key -> values, in order (systemd allows a key more than once)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] | None = None
+    for raw in (DEPLOY / name).read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        assert current is not None, f"{name}: {line!r} before any section"
+        key, sep, value = line.partition("=")
+        assert sep, f"{name}: {line!r} is not key=value"
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def _one(service: dict[str, list[str]], key: str) -> str:
+    values = service.get(key)
+    assert values is not None and len(values) == 1, f"{key}: {values}"
+    return values[0]
+
+
+SERVICES = {
+    "rypsok-http.service": f"{PYZ_PATH} serve --transport http --config {CONFIG_PATH}",
+    "rypsok-stdio@.service": f"{PYZ_PATH} serve --transport stdio --config {CONFIG_PATH}",
+}
+HARDENING = {
+    "NoNewPrivileges": "yes",
+    "ProtectSystem": "strict",
+    "ProtectHome": "yes",
+    "PrivateTmp": "yes",
+    "PrivateDevices": "yes",
+    "ProtectKernelTunables": "yes",
+    "ProtectKernelModules": "yes",
+    "ProtectControlGroups": "yes",
+    "ProtectProc": "invisible",
+    "ProcSubset": "pid",
+    "RestrictNamespaces": "yes",
+    "RestrictSUIDSGID": "yes",
+    "LockPersonality": "yes",
+    "MemoryDenyWriteExecute": "yes",
+    "SystemCallFilter": "@system-service",
+    "SystemCallArchitectures": "native",
+    "CapabilityBoundingSet": "",
+    "AmbientCapabilities": "",
+    "UMask": "077",
+    "MemoryMax": f"{MEMORY_MAX_MIB}M",
+    "MemorySwapMax": "0",
+    "TasksMax": "64",
+    "DynamicUser": "yes",
+}
+
+
+@pytest.mark.parametrize("unit", sorted(SERVICES))
+def test_req_dep_004_unit_runs_the_pyz_with_plain_python(unit: str) -> None:
+    service = _unit(unit)["Service"]
+    assert _one(service, "ExecStart") == f"/usr/bin/python3 {SERVICES[unit]}"
+
+
+@pytest.mark.parametrize("unit", sorted(SERVICES))
+def test_req_dep_004_unit_hardening_lines(unit: str) -> None:
+    service = _unit(unit)["Service"]
+    for key, want in HARDENING.items():
+        assert _one(service, key) == want, key
+    # CPython's event loop needs AF_UNIX (socketpair); fetches need both IPs.
+    assert set(_one(service, "RestrictAddressFamilies").split()) == {
+        "AF_INET",
+        "AF_INET6",
+        "AF_UNIX",
+    }
+    # max_connections (64) + 64 descriptors at least (LIM-H1 and the book).
+    assert int(_one(service, "LimitNOFILE")) >= 128
+    assert _one(service, "User") not in ("root", "0")
+
+
+@pytest.mark.parametrize("unit", sorted(SERVICES))
+def test_req_dep_004_unit_shiv_root_is_its_own_state_directory(unit: str) -> None:
+    """ProtectSystem=strict leaves the state directory as the one writable place."""
+    service = _unit(unit)["Service"]
+    env = dict(v.split("=", 1) for v in service.get("Environment", []))
+    assert env["SHIV_ROOT"] == f"/var/lib/{_one(service, 'StateDirectory')}"
+    assert "ReadWritePaths" not in service
+
+
+def test_req_dep_001_stdio_service_speaks_on_the_socket_and_logs_to_the_journal() -> None:
+    socket = _unit("rypsok-stdio.socket")["Socket"]
+    assert _one(socket, "Accept") == "yes"
+    assert _one(socket, "ListenStream").startswith("/run/")
+    assert _one(socket, "SocketMode") == "0600"
+    service = _unit("rypsok-stdio@.service")["Service"]
+    assert _one(service, "StandardInput") == "socket"
+    assert _one(service, "StandardOutput") == "socket"
+    # Standard output is protocol only: the logs must never share it.
+    assert _one(service, "StandardError") == "journal"
+
+
+def _worst_case_mib(err: str) -> int:
+    found = re.search(r"memory: worst case about (\d+) MiB", err)
+    assert found, err
+    return int(found.group(1))
+
+
+def test_req_dep_004_units_configuration_fits_memory_max() -> None:
+    """check's estimate for deploy/rypsok.toml stays under the units' MemoryMax."""
+    run = check(DEPLOY / "rypsok.toml")
+    assert run.code == 0, run.err
+    assert "warning" not in run.err, run.err
+    assert _worst_case_mib(run.err) <= MEMORY_MAX_MIB
+
+
+def test_req_dep_004_container_configuration_fits_its_memory_flag() -> None:
+    run = check(DEPLOY / "rypsok-container.toml", clean_env(RYPSOK_TOKEN_MIMLYS="t" * 44))
+    assert run.code == 0, run.err
+    assert "warning: memory" not in run.err, run.err
+    assert _worst_case_mib(run.err) <= MEMORY_MAX_MIB
+    assert "bind=0.0.0.0:8737 callers=1" in run.err
+
+
+# ---------------------------------------------------------------------------
+# The container recipe
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """(instruction, arguments), continuation lines joined, comments dropped."""
+    text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    text = re.sub(
+        r"\\\n", " ", "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    )
+    out = []
+    for line in text.splitlines():
+        if line.strip():
+            word, _, rest = line.strip().partition(" ")
+            out.append((word.upper(), " ".join(rest.split())))
+    return out
+
+
+def _stages() -> list[list[tuple[str, str]]]:
+    stages: list[list[tuple[str, str]]] = []
+    for instruction in _dockerfile():
+        if instruction[0] == "FROM":
+            stages.append([])
+        assert stages, "an instruction before the first FROM"
+        stages[-1].append(instruction)
+    return stages
+
+
+def test_req_dep_005_image_bases_are_pinned_by_digest() -> None:
+    stages = _stages()
+    assert len(stages) == 2
+    for stage in stages:
+        image = stage[0][1].split()
+        image = [w for w in image if not w.startswith("--") and w != "AS"]
+        assert DIGEST.search(image[0]), stage[0]
+    assert stages[1][0][1].startswith("gcr.io/distroless/python3-debian12:nonroot@sha256:")
+    assert stages[0][0][1].split()[-1] == "unpack"
+
+
+def test_req_dep_004_image_runs_as_non_root_from_a_read_only_shiv_root() -> None:
+    unpack, final = _stages()
+    # The runtime image has no shell: nothing may RUN there.
+    assert [i for i, _ in final].count("RUN") == 0
+    users = [args for i, args in final if i == "USER"]
+    assert len(users) == 1
+    uid, _, gid = users[0].partition(":")
+    assert uid.isdigit() and int(uid) != 0 and gid.isdigit() and int(gid) != 0
+    env = " ".join(args for i, args in final if i == "ENV")
+    assert "SHIV_ROOT=/opt/rypsok/shiv" in env.split()
+    assert f"RYPSOK_CONFIG={CONFIG_PATH}" in env.split()
+    assert ("COPY", "--from=unpack /opt/rypsok /opt/rypsok") in final
+    assert ("COPY", f"deploy/rypsok-container.toml {CONFIG_PATH}") in final
+    assert ("ENTRYPOINT", f'["/usr/bin/python3", "{PYZ_PATH}"]') in final
+    # The unpack stage fills that same SHIV_ROOT from that same file name
+    # (shiv names the folder after it) and compiles it.
+    run = " ".join(args for i, args in unpack if i == "RUN")
+    assert f"SHIV_ROOT=/opt/rypsok/shiv SHIV_INTERPRETER=1 python3 {PYZ_PATH} -c pass" in run
+    assert "compileall -q --invalidation-mode unchecked-hash /opt/rypsok/shiv" in run
+    assert "sha256sum --check" in run
+
+
+def test_req_dep_005_image_takes_the_cp311_release_file_of_its_cpu() -> None:
+    """The Dockerfile's pattern picks exactly the file build_zipapp.py names."""
+    run = " ".join(args for i, args in _stages()[0] if i == "RUN")
+    found = re.search(r"cp (/release/\S+) " + re.escape(PYZ_PATH), run)
+    assert found, run
+    pattern = found.group(1).replace('"$arch"', "{arch}").removeprefix("/release/")
+    for arch in bz.ARCHES:
+        names = [bz.artifact_name(rypsok.__version__, t) for t in bz.release_targets()]
+        wanted = bz.artifact_name(rypsok.__version__, bz.Target("3.11", arch))
+        assert fnmatch.filter(names, pattern.format(arch=arch)) == [wanted]
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
+    assert {"*", "!dist/release/", "!deploy/rypsok-container.toml"} <= set(ignore)
+
+
+# ---------------------------------------------------------------------------
+# The docs
+
+
+def test_req_dep_004_docs_give_the_docker_run_line_and_the_units() -> None:
+    doc = (REPO / "docs" / "deployment.md").read_text(encoding="utf-8")
+    runs = [block for block in re.findall(r"```sh\n(.*?)```", doc, re.S) if "docker run" in block]
+    assert runs, "no docker run line in docs/deployment.md"
+    words = shlex.split(runs[0].replace("\\\n", " "), comments=True)
+    for flag in (
+        "--read-only",
+        "--cap-drop",
+        "--security-opt",
+        "--memory",
+        "--memory-swap",
+        "--pids-limit",
+    ):
+        assert flag in words, flag
+    assert words[words.index("--cap-drop") + 1] == "ALL"
+    assert words[words.index("--security-opt") + 1] == "no-new-privileges"
+    assert words[words.index("--memory") + 1] == f"{MEMORY_MAX_MIB}m"
+    assert words[words.index("--memory-swap") + 1] == f"{MEMORY_MAX_MIB}m"
+    assert words[words.index("--pids-limit") + 1] == "64"
+    for name in (
+        "deploy/Dockerfile",
+        "rypsok-http.service",
+        "rypsok-stdio.socket",
+        "rypsok-stdio@.service",
+        "sha256sum --check",
+        "tools/release",
+        "tools/rootfs-test",
+    ):
+        assert name in doc, name
+
+
+def test_release_tools_are_executable() -> None:
+    for tool in ("tools/release", "tools/rootfs-test"):
+        assert (REPO / tool).stat().st_mode & 0o111, tool

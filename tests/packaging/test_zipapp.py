@@ -1,0 +1,218 @@
+"""The release artifact: build_zipapp.py gives a reproducible rypsok.pyz that
+runs with nothing but the base python3 (DESIGN.md, decision 10; REQ-OPS-001).
+
+The builds go to temporary folders, never to the repo's dist/. One pair of
+builds serves every test in this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import rypsok
+from tests.support.paths import REPO
+
+pytestmark = pytest.mark.slow
+
+BUILD_TIMEOUT_S = 300
+RUN_TIMEOUT_S = 120
+
+
+def _is_venv_python(exe: Path) -> bool:
+    """A venv's interpreter has pyvenv.cfg one or two levels above it."""
+    return any((p / "pyvenv.cfg").is_file() for p in (exe.parent, exe.parent.parent))
+
+
+def _base_python() -> str:
+    """The interpreter beneath any venv, of the same version as this one.
+
+    The pyz carries compiled wheels for this CPython version, so the base
+    interpreter of the running one is the right one to try it with.
+    """
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [
+        getattr(sys, "_base_executable", None),
+        str(Path(sysconfig.get_config_var("BINDIR") or "/nonexistent") / version),
+        shutil.which(version),
+        shutil.which("python3"),
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and not _is_venv_python(Path(candidate)):
+            return candidate
+    pytest.fail(f"no {version} outside a venv found among {candidates}")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _build(out: Path) -> Path:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "build_zipapp.py"), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        check=False,
+    )
+    assert proc.returncode == 0, f"build_zipapp.py failed:\n{proc.stderr}"
+    return out / "rypsok.pyz"
+
+
+# One build per name per test session, shared with the modules that import
+# built_pyz (tests/packaging/test_supply_chain.py reads the dist-infos of "build-a").
+_BUILT: dict[str, Path] = {}
+
+
+def built_pyz(tmp_path_factory: pytest.TempPathFactory, name: str = "build-a") -> Path:
+    if name not in _BUILT:
+        _BUILT[name] = _build(tmp_path_factory.mktemp(name))
+    return _BUILT[name]
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return built_pyz(tmp_path_factory, "build-a"), built_pyz(tmp_path_factory, "build-b")
+
+
+def _run_pyz(pyz: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the pyz as an operator would: base python3, no venv, bare environment."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {
+        "PATH": os.defpath,
+        "HOME": str(home),
+        "SHIV_ROOT": str(tmp_path / "shiv"),
+    }
+    return subprocess.run(
+        [_base_python(), str(pyz), *args],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+
+
+def test_req_ops_001_pyz_build_is_reproducible_and_checksummed(
+    two_builds: tuple[Path, Path],
+) -> None:
+    first, second = two_builds
+    assert _sha256(first) == _sha256(second), "two builds of one tree differ"
+    for pyz in (first, second):
+        sums = (pyz.parent / "SHA256SUMS").read_text(encoding="ascii")
+        assert sums == f"{_sha256(pyz)}  rypsok.pyz\n"
+
+
+def test_req_ops_001_pyz_sha256sums_passes_sha256sum_check(
+    two_builds: tuple[Path, Path],
+) -> None:
+    assert shutil.which("sha256sum") is not None, "coreutils' sha256sum is needed"
+    pyz = two_builds[0]
+    proc = subprocess.run(
+        ["sha256sum", "--check", "SHA256SUMS"],
+        cwd=pyz.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "rypsok.pyz: OK"
+
+
+def test_req_ops_001_pyz_runs_version_and_check_with_plain_python(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    pyz = two_builds[0]
+
+    # First run unpacks under SHIV_ROOT; the later ones reuse it.
+    version = _run_pyz(pyz, tmp_path, "--version")
+    assert version.returncode == 0, version.stderr
+    assert version.stdout == f"rypsok {rypsok.__version__}\n"
+    assert (tmp_path / "shiv").is_dir(), "shiv did not unpack under SHIV_ROOT"
+
+    no_config = _run_pyz(pyz, tmp_path, "check")
+    assert no_config.returncode == 0, no_config.stderr
+    assert no_config.stdout == ""
+
+    invalid = tmp_path / "invalid.toml"
+    invalid.write_text("[service\nthis is not = = toml\n", encoding="utf-8")
+    refused = _run_pyz(pyz, tmp_path, "check", "--config", str(invalid))
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stdout == ""
+    assert refused.stderr.strip(), "check refused the file without saying why"
+
+
+def test_req_mcp_002_pyz_serves_mcp_on_stdio_with_plain_python(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import json
+
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    lines = "".join(
+        json.dumps(m) + "\n"
+        for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "engine_status", "arguments": {}, "_meta": meta},
+            },
+        )
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = subprocess.run(
+        [_base_python(), str(two_builds[0]), "serve"],
+        cwd=tmp_path,
+        input=lines,
+        env={"PATH": os.defpath, "HOME": str(home), "SHIV_ROOT": str(tmp_path / "shiv")},
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    assert answers[1]["result"]["supportedVersions"][0] == "2026-07-28"
+    assert answers[2]["result"]["structuredContent"]["outcome"] == "ok"
+
+
+def test_req_doc_002_tutorial_1_runs_end_to_end_from_the_pyz(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Tutorial 1 as a reader with only the pyz follows it: `check`, then the piped
+    first-search.jsonl, against the stand-in the recorded answers came from (the same code
+    as tools/record-examples). Both must be what the tutorial shows."""
+    from tests.docs.test_docs import RECORD
+
+    command = [_base_python(), str(two_builds[0])]
+    env = {"SHIV_ROOT": str(tmp_path / "shiv")}
+    [check_run] = [c for c in RECORD.CHECKS if c.answer == "check-tutorial-1.txt"]
+    [scenario] = [s for s in RECORD.SCENARIOS if s.name == "tutorial-1"]
+    fresh = {
+        **RECORD.run_check(check_run, command, env),
+        **RECORD.run_scenario(scenario, command, env),
+    }
+    assert sorted(fresh) == [
+        "check-tutorial-1.txt",
+        "tutorial-1-discover.json",
+        "tutorial-1-search.json",
+    ]
+    for name, text in fresh.items():
+        assert text == (RECORD.ANSWERS / name).read_text(encoding="utf-8"), name
