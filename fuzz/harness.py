@@ -1,7 +1,7 @@
 """What every fuzz target shares: the optional fuzzer, and a reader of its bytes.
 
 atheris is imported only when it is there, so pytest can import every target and
-run its seeds without it (tests/test_fuzz_targets.py). The fuzzer itself is run by
+run its seeds without it (tests/fuzz/test_fuzz_targets.py). The fuzzer itself is run by
 fuzz/run.py through ``python -m fuzz.targets.<name>``.
 
 A target reads its input through :class:`Input`, never through atheris'

@@ -6,7 +6,7 @@ test dependency; `tools/release-checks soak` passes its arguments through):
     .venv/bin/python tools/soak --minutes 5                     build the pyz, 5 minutes
     .venv/bin/python tools/soak --minutes 1 --pyz dist/rypsok.pyz
     .venv/bin/python tools/soak --seconds 10 --from-source --max-bytes 1048576 \\
-        --fetch-deadline-ms 2000 --request-timeout-s 4          the smoke of tests/test_soak.py
+        --fetch-deadline-ms 2000 --request-timeout-s 4          tests/tools/test_soak.py's smoke
 
 What a run does:
 

@@ -80,7 +80,7 @@ def _end_unanswered_quietly(transport: StreamableHTTPServerTransport) -> None:
     `_terminate_unanswered_request(id)`, looked up on the instance, once a request
     settled without an answer (it was cancelled); its own version writes a -32800
     error on the request's stream, which the SDK's stream writer otherwise waits for.
-    tests/test_cancellation_bound.py fails if the SDK stops calling it or answers a
+    tests/protocol/test_cancellation_bound.py fails if the SDK stops calling it or answers a
     cancelled call some other way.
     """
 

@@ -15,7 +15,7 @@ chunk, and builds the very tokens html5lib's own states would build:
 Anything else (a NUL, a comment, a doctype, a tag that spans two chunks or
 carries a parse error) is handed to html5lib's own state for that character,
 with the stream exactly where html5lib expects it, so the result never
-depends on which path ran. ``tests/test_html_tokenizer.py`` compares the two
+depends on which path ran. ``tests/core/fetch/html/test_html_tokenizer.py`` compares the two
 token streams on pages made to reach every branch.
 
 Parse errors are not reported: our parser ignores them (they never change the
