@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rypsok.core import limits
-from rypsok.core.config.positions import Path, Positions
+from rypsok.core.config.positions import Path, Positions, render
 from rypsok.core.config.problems import ConfigError, describe
 from rypsok.core.config.reader import MISSING, Reader, Table
 from rypsok.core.config.settings import (
@@ -185,15 +185,7 @@ def _search(r: Reader, raw: Table) -> SearchSettings:
         lambda s: s if _REGION.fullmatch(s) else None,
     )
     safe = r.choice(raw, path, "safe_search", SAFE_SEARCH, "moderate")
-    ceiling = r.integer(raw, path, "max_results_ceiling", L("LIM-S2C"))
-    max_results = r.integer(
-        raw,
-        path,
-        "max_results",
-        L("LIM-S2"),
-        high=ceiling,
-        because=f"search.max_results_ceiling {ceiling}",
-    )
+    max_results, ceiling = _under_ceiling(r, raw, path, "max_results", "LIM-S2", "LIM-S2C")
     query_max = r.integer(raw, path, "query_max_chars", L("LIM-S1"))
     deadline = r.integer(raw, path, "deadline_ms", L("LIM-S4"))
     reserve = r.integer(raw, path, "reserve_ms", L("LIM-S6"))
@@ -226,6 +218,17 @@ def _search(r: Reader, raw: Table) -> SearchSettings:
         drop_flagged_results=r.boolean(raw, path, "drop_flagged_results", False),
         engine_attribution=r.boolean(raw, path, "engine_attribution", False),
     )
+
+
+def _under_ceiling(
+    r: Reader, raw: Table, path: Path, key: str, limit: str, ceiling_limit: str
+) -> tuple[int, int]:
+    """A default a call may raise up to its `<key>_ceiling`, and that ceiling: the default
+    is checked against the ceiling as configured, which the message names."""
+    ceiling_key = f"{key}_ceiling"
+    ceiling = r.integer(raw, path, ceiling_key, L(ceiling_limit))
+    because = f"{render((*path, ceiling_key))} {ceiling}"
+    return r.integer(raw, path, key, L(limit), high=ceiling, because=because), ceiling
 
 
 def _language_tag(text: str) -> str | None:
@@ -292,15 +295,7 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
             "strict_mode",
         ),
     )
-    ceiling = r.integer(raw, path, "max_chars_ceiling", L("LIM-F2"))
-    max_chars = r.integer(
-        raw,
-        path,
-        "max_chars",
-        L("LIM-F1"),
-        high=ceiling,
-        because=f"fetch.max_chars_ceiling {ceiling}",
-    )
+    max_chars, ceiling = _under_ceiling(r, raw, path, "max_chars", "LIM-F1", "LIM-F2")
     return FetchSettings(
         max_chars=max_chars,
         max_chars_ceiling=ceiling,
