@@ -52,7 +52,10 @@ def ca_context() -> ssl.SSLContext:
 
 
 @contextmanager
-def site(pages: dict[str, Any] | None = None, *, tls: bool = True) -> Iterator[Site]:
+def site(
+    pages: dict[str, Any] | None = None, *, tls: bool = True, host: str = "127.0.0.1"
+) -> Iterator[Site]:
+    """Serve `pages` on `host` (a loopback address) at a free port until the block ends."""
     table: dict[str, Any] = dict(pages or {})
     requests: list[tuple[str, dict[str, str]]] = []
 
@@ -92,10 +95,10 @@ def site(pages: dict[str, Any] | None = None, *, tls: bool = True) -> Iterator[S
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((host, 0), Handler)
     server.daemon_threads = True
     if tls:
-        cert = CA.issue_cert("127.0.0.1", "localhost")
+        cert = CA.issue_cert(host, "localhost")
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         cert.configure_cert(context)
         server.socket = context.wrap_socket(server.socket, server_side=True)
@@ -104,7 +107,7 @@ def site(pages: dict[str, Any] | None = None, *, tls: bool = True) -> Iterator[S
     thread.start()
     scheme = "https" if tls else "http"
     try:
-        yield Site(f"{scheme}://127.0.0.1:{port}", "127.0.0.1", port, table, requests)
+        yield Site(f"{scheme}://{host}:{port}", host, port, table, requests)
     finally:
         server.shutdown()
         server.server_close()
