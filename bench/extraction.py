@@ -1,25 +1,36 @@
 """Extraction benchmark: rypsok's extractor beside trafilatura and readability-lxml.
 
-Run from the repository root with the dev interpreter:
+Run from the repository root, with an interpreter that has the pins of
+``bench/requirements.txt`` (a venv of its own, see bench/README.md):
 
-    .venv/bin/python bench/extraction.py --data DIR [--limit N] [--only NAME ...] [--worst K]
+    python bench/extraction.py --data DIR [--set NAME ...] [--limit N] [--only NAME ...]
+                               [--worst K]
 
 DIR (or the environment variable RYPSOK_EXTRACTION_BENCH) is the extraction
 benchmark: the folder ``bench/extraction/`` of the workplace's shared
-material, not part of this repository. It brings the pages (scrapinghub-aeb,
-trafilatura-dev, wcxb-dev), the expected texts and the scorer (``score.py``).
+material, not part of this repository. It brings the scorer (``score.py``)
+and three development sets, each scored by its own metric:
 
-All extractors read exactly the same decoded pages, one after another in this
-process, and are scored by the scorer's own ``aeb``
-metric (``\\w+`` tokens, 4-token shingles, precision and recall averaged over
-pages, F1 of the two means). rypsok's Markdown is turned into plain text
-first (link targets, list markers and Markdown punctuation removed) so that
-only the words of the content are scored, as the benchmark's README asks.
+- ``scrapinghub-aeb`` (181 news pages): ``aeb``, the benchmark's metric
+  (``\\w+`` tokens, 4-token shingles, precision and recall averaged over
+  pages, F1 of the two means);
+- ``trafilatura-dev`` (690 multilingual pages): ``seg``, snippets that must
+  and must not appear, counted over the whole set;
+- ``wcxb-dev`` (1,497 pages of seven kinds): ``bow``, word F1 per page,
+  averaged, and the same by page type.
 
-Timing is the extractor call alone (the page is already decoded): for rypsok
-that is ``parse_html`` + ``extract``; the ``rypsok (extract only)`` line times
-``extract`` on a tree parsed beforehand. Bench-only dependencies are pinned in
-``bench/requirements.txt``. Nothing is asserted: figures are for a reader.
+Every extractor reads exactly the same decoded pages in this process; they
+take turns page by page (the order rotating), so a passing load on a shared
+machine touches them alike. rypsok's Markdown is turned into plain text first
+(link targets, list markers and Markdown punctuation removed) so that only the
+words of the content are scored, as the benchmark's README asks.
+
+Pages per second time the extractor call on the decoded page, parse
+included: ``parse_html`` + ``extract`` for rypsok, ``trafilatura.extract``
+without comments, readability-lxml's summary turned into text. The
+``rypsok-extract`` line (only with ``--only rypsok-extract``) times
+``extract`` alone on a tree parsed beforehand. Nothing is asserted: figures
+are for a reader.
 """
 
 from __future__ import annotations
@@ -28,9 +39,10 @@ import argparse
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,13 +59,19 @@ WHERE = (
     "bench/extraction/ of the workplace's shared material (score.py, scrapinghub-aeb, "
     "trafilatura-dev, wcxb-dev); it is not part of this repository"
 )
-DATASET = "scrapinghub-aeb"
+# Each set and the scorer's metric it is judged by (the benchmark's README).
+METRIC = {"scrapinghub-aeb": "aeb", "trafilatura-dev": "seg", "wcxb-dev": "bow"}
+SETS = tuple(METRIC)
+EXTRACTORS = ("rypsok", "rypsok-extract", "trafilatura", "readability")
+DEFAULT_EXTRACTORS = ("rypsok", "trafilatura", "readability")
 BASE_URL = "https://example.org/"
 
 _LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*\)")
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*$", re.M)
 _LIST = re.compile(r"^(\s*)(?:[-+*]|\d+[.)])\s+", re.M)
 _ESCAPED = re.compile(r"\\([\\`*_\[\]{}()#+\-.!|>~=])")
+
+Extractor = Callable[[str, str], str]  # (page id, decoded page) -> text
 
 
 def markdown_to_text(markdown: str) -> str:
@@ -79,119 +97,220 @@ def load_scorer(folder: Path) -> ModuleType:
     return module
 
 
-def reference_table(folder: Path) -> str:
-    readme = (folder / "README.md").read_text(encoding="utf-8")
-    lines = [ln for ln in readme.splitlines() if ln.startswith("|")]
-    published = [ln for ln in readme.split("\n\n") if ln.startswith("Published")]
-    return "\n".join([*lines, "", *published])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--data", metavar="DIR", help=f"the benchmark folder (default: ${DATA_ENV})")
+    ap.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        choices=SETS,
+        default=[],
+        metavar="NAME",
+        help=f"a page set: {' | '.join(SETS)} (repeatable; default: all three)",
+    )
+    ap.add_argument(
+        "--limit", type=int, default=0, metavar="N", help="only the first N pages of each set"
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        choices=EXTRACTORS,
+        default=[],
+        metavar="NAME",
+        help=f"{' | '.join(EXTRACTORS)} (repeatable; default: {', '.join(DEFAULT_EXTRACTORS)})",
+    )
+    ap.add_argument(
+        "--worst", type=int, default=0, metavar="K", help="list rypsok's K worst pages per set"
+    )
+    args = ap.parse_args(argv)
+    if args.limit < 0 or args.worst < 0:
+        ap.error("--limit and --worst take a number of pages, 0 or more")
+    # Repeats collapse; the sets keep the benchmark's order.
+    args.sets = [s for s in SETS if s in args.sets] or list(SETS)
+    args.only = [e for e in EXTRACTORS if e in args.only] or list(DEFAULT_EXTRACTORS)
+    return args
 
 
-def data_folder(given: str | None, env: dict[str, str]) -> Path:
+def data_folder(given: str | None, env: Mapping[str, str], sets: Sequence[str] = SETS) -> Path:
     """The benchmark folder from --data or the environment; one line and exit 2 without."""
     raw = given or env.get(DATA_ENV)
     if not raw:
         print(f"extraction: {WHERE.format(env=DATA_ENV)}", file=sys.stderr)
         raise SystemExit(2)
     folder = Path(raw)
-    if not (folder / "score.py").is_file() or not (folder / DATASET).is_dir():
+    missing = [n for n in ("score.py", *sets) if not (folder / n).exists()]
+    if missing:
         print(
-            f"extraction: {folder} has no score.py and {DATASET}/; " + WHERE.format(env=DATA_ENV),
+            f"extraction: {folder} has no {', '.join(missing)}; " + WHERE.format(env=DATA_ENV),
             file=sys.stderr,
         )
         raise SystemExit(2)
     return folder
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--data", metavar="DIR", help=f"the benchmark folder (default: ${DATA_ENV})")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N pages")
-    ap.add_argument(
-        "--only",
-        action="append",
-        default=[],
-        help="rypsok | rypsok-extract | trafilatura | readability (repeatable)",
-    )
-    ap.add_argument("--worst", type=int, default=0, help="list rypsok's K worst pages")
-    args = ap.parse_args(argv)
+def _builtin_runner(fn: Callable[[str], str | None]) -> Extractor:
+    return lambda _id, html: str(fn(html) or "")
 
-    folder = data_folder(args.data, dict(os.environ))
-    scorer = load_scorer(folder)
-    ds = scorer.load_dataset(folder / DATASET)
-    if args.limit:
-        ds["docs"] = ds["docs"][: args.limit]
-    pages = {d["id"]: scorer.decode_html(scorer._read_maybe_gz(d["path"])) for d in ds["docs"]}
 
-    trees: dict[str, ParsedDocument] = {}
+def _runners(
+    want: Sequence[str], scorer: ModuleType, trees: dict[str, ParsedDocument]
+) -> list[tuple[str, Extractor]]:
+    runners: list[tuple[str, Extractor]] = []
+    for name in want:
+        if name == "rypsok":
+            runners.append((name, lambda _id, html: rypsok_text(html)))
+        elif name == "rypsok-extract":
 
-    def extract_only(doc_id: str) -> Callable[[str], str]:
-        tree = trees[doc_id]
-        return lambda _html: markdown_to_text(extract(tree, BASE_URL).markdown)
+            def extract_only(doc_id: str, _html: str) -> str:
+                return markdown_to_text(extract(trees[doc_id], BASE_URL).markdown)
 
-    runners: list[tuple[str, Callable[[str], str] | None]] = [
-        ("rypsok", rypsok_text),
-        ("rypsok-extract", None),
-    ]
-    want = set(args.only) or {"rypsok", "rypsok-extract", "trafilatura", "readability"}
-    for name in ("trafilatura", "readability"):
-        if name in want:
+            runners.append((name, extract_only))
+        else:
             try:
                 fn, _desc = scorer._builtin(
                     "trafilatura-nocomments" if name == "trafilatura" else name
                 )
             except ImportError as exc:
-                print(f"{name}: not installed ({exc}); pip install -r bench/requirements.txt")
+                print(f"{name}: not installed ({exc}); see bench/README.md")
                 continue
-            runners.append((name, fn))
-    if "rypsok-extract" in want:
+            runners.append((name, _builtin_runner(fn)))
+    return runners
+
+
+def page_f1(scorer: ModuleType, metric: str, row: Mapping[str, Any]) -> float | None:
+    """One page's F1 under the set's metric (None: the page has no figure for it)."""
+    value = row.get(metric)
+    if value is None:
+        return None
+    if metric == "aeb":
+        p, r = scorer._p(*value), scorer._r(*value)
+        return float(2 * p * r / (p + r)) if p + r else 0.0
+    if metric == "bow":
+        return float(value[2])
+    tp, fp, fn, _tn = value
+    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0
+
+
+def run_set(
+    scorer: ModuleType, folder: Path, name: str, args: argparse.Namespace
+) -> dict[str, dict[str, Any]]:
+    ds = scorer.load_dataset(folder / name)
+    if args.limit:
+        ds["docs"] = ds["docs"][: args.limit]
+    docs = ds["docs"]
+    pages = {d["id"]: scorer.decode_html(scorer._read_maybe_gz(d["path"])) for d in docs}
+    trees: dict[str, ParsedDocument] = {}
+    if "rypsok-extract" in args.only:
         trees = {k: parse_html(v) for k, v in pages.items()}
-
-    ns = argparse.Namespace(ngram=4, tokenizer="word", bootstrap=0)
-    rows: list[tuple[str, dict[str, Any], float]] = []
-    results: dict[str, dict[str, Any]] = {}
-    for label, fn in runners:
-        if label not in want:
-            continue
-        outputs: dict[str, str] = {}
-        spent = 0.0
-        for doc in ds["docs"]:
-            call = fn if fn is not None else extract_only(doc["id"])
+    runners = _runners(args.only, scorer, trees)
+    outputs: dict[str, dict[str, str]] = {label: {} for label, _ in runners}
+    spent = dict.fromkeys(outputs, 0.0)
+    errors = dict.fromkeys(outputs, 0)
+    for i, doc in enumerate(docs):
+        # Rotate who goes first, so none always meets a cold cache or a load spike first.
+        turn = runners[i % len(runners) :] + runners[: i % len(runners)] if runners else []
+        for label, fn in turn:
             start = time.perf_counter()
-            outputs[doc["id"]] = call(pages[doc["id"]]) or ""
-            spent += time.perf_counter() - start
-        res = scorer.score(ds, outputs, ns)
+            try:
+                text = fn(doc["id"], pages[doc["id"]])
+            except Exception:  # an extractor's crash scores as an empty page
+                text = ""
+                errors[label] += 1
+            spent[label] += time.perf_counter() - start
+            outputs[label][doc["id"]] = text
+        if (i + 1) % 100 == 0:
+            print(f"  [{name}] {i + 1}/{len(docs)}", file=sys.stderr, flush=True)
+    ns = argparse.Namespace(ngram=4, tokenizer="word", bootstrap=0)
+    results: dict[str, dict[str, Any]] = {}
+    for label in outputs:
+        res: dict[str, Any] = scorer.score(ds, outputs[label], ns)
+        res["pages_per_s"] = len(docs) / spent[label] if spent[label] else float("inf")
+        res["errors"] = errors[label]
+        res["empty"] = sum(1 for t in outputs[label].values() if not t.strip())
         results[label] = res
-        rows.append((label, res["aeb"], len(ds["docs"]) / spent if spent else float("inf")))
+    report_set(scorer, name, len(docs), results, args.worst)
+    return results
 
-    print(f"\n{DATASET}: {len(ds['docs'])} pages, one run, same decoded pages\n")
-    print("| extractor | aeb F1 | P | R | pages/s |")
-    print("|---|---|---|---|---|")
-    for label, m, pps in rows:
-        print(f"| {label} | {m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | {pps:.1f} |")
-    print(
-        "\nrypsok = parse_html + extract; rypsok-extract = extract alone on a parsed tree;"
-        " trafilatura without comments; readability-lxml summary -> text."
-    )
-    print("\nReference figures (benchmark README):\n")
-    print(reference_table(folder))
+
+def report_set(
+    scorer: ModuleType, name: str, n: int, results: Mapping[str, Mapping[str, Any]], worst: int
+) -> None:
+    metric = METRIC[name]
+    print(f"\n{name}: {n} pages, metric {metric}, one run, same decoded pages\n")
+    print(f"| extractor | {metric} F1 | P | R | pages/s | empty | errors |")
+    print("|---|---|---|---|---|---|---|")
+    for label, res in results.items():
+        m = res.get(metric)
+        figures = f"{m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f}" if m else "- | - | -"
+        print(
+            f"| {label} | {figures} | {res['pages_per_s']:.1f} | {res['empty']} | {res['errors']} |"
+        )
     ours = results.get("rypsok") or results.get("rypsok-extract")
-    if args.worst and ours:
-        # Per page: the scorer's own precision and recall of the shingle
-        # counts, worst F1 first; trafilatura's on the same page beside them.
-        other = {r["id"]: r["aeb"] for r in results.get("trafilatura", {}).get("pages", [])}
+    theirs = results.get("trafilatura")
+    per_ours = (ours or {}).get("bow_per_type") or {}
+    if metric == "bow" and per_ours:
+        per_theirs = (theirs or {}).get("bow_per_type") or {}
+        per_read = (results.get("readability") or {}).get("bow_per_type") or {}
+        print(f"\n{name}, bow F1 by page type (difference: rypsok - trafilatura)\n")
+        print("| type | pages | rypsok | trafilatura | difference | readability |")
+        print("|---|---|---|---|---|---|")
+        for kind, mine in per_ours.items():
+            other = per_theirs.get(kind)
+            read = per_read.get(kind)
+            print(
+                f"| {kind} | {mine['n']} | {mine['f1']:.3f} | "
+                + (f"{other['f1']:.3f} | {mine['f1'] - other['f1']:+.3f}" if other else "- | -")
+                + (f" | {read['f1']:.3f} |" if read else " | - |")
+            )
+    if worst and ours:
+        other_f1 = {r["id"]: page_f1(scorer, metric, r) for r in (theirs or {}).get("pages", [])}
+        scored = [(page_f1(scorer, metric, r), r["id"]) for r in ours["pages"]]
+        ranked = sorted((f, i) for f, i in scored if f is not None)[:worst]
+        print(f"\nrypsok's {len(ranked)} worst pages in {name} ({metric} F1; trafilatura's):")
+        for f, doc_id in ranked:
+            t = other_f1.get(doc_id)
+            print(
+                f"  {doc_id[:24]}  rypsok {f:.2f}  trafilatura {'-' if t is None else f'{t:.2f}'}"
+            )
 
-        def pr(t: tuple[float, float, float]) -> tuple[float, float, float]:
-            p, r = scorer._p(*t), scorer._r(*t)
-            return p, r, 2 * p * r / (p + r) if p + r else 0.0
 
-        print(f"\nrypsok's {args.worst} worst pages (aeb P, R, F1; trafilatura's F1):")
-        worst = sorted(ours["pages"], key=lambda r: pr(r["aeb"])[2])[: args.worst]
-        for r in worst:
-            p, rc, f = pr(r["aeb"])
-            t = f"{pr(other[r['id']])[2]:.2f}" if r["id"] in other else "-"
-            print(f"  {r['id'][:16]}  P={p:.2f} R={rc:.2f} F1={f:.2f}  trafilatura F1={t}")
+def _revision() -> str:
+    """The commit measured, and whether the extractor differs from it in the work tree."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "rypsok/core/fetch/html"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + (" (extractor modified in the work tree)" if dirty else "")
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    folder = data_folder(args.data, os.environ, args.sets)
+    scorer = load_scorer(folder)
+    started = time.time()
+    print(f"commit {_revision()}; load average at start {_load()}")
+    for name in args.sets:
+        run_set(scorer, folder, name, args)
+    print(
+        "\nrypsok = parse_html + extract, Markdown to text; trafilatura = trafilatura.extract"
+        " without comments; readability = readability-lxml summary -> text."
+    )
+    print(f"load average at the end {_load()} (1, 5, 15 min); {time.time() - started:.0f} s in all")
 
 
 if __name__ == "__main__":

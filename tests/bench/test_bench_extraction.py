@@ -1,0 +1,118 @@
+"""bench/extraction.py's options and its message when the benchmark's data is absent.
+
+The benchmark's pages are not in this repository (issue 14, item 11), so nothing here
+runs an extractor on them: the options are parsed, and the data folder is looked for
+in made-up folders under tmp_path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.support.paths import REPO
+
+
+def _load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_extraction", REPO / "bench" / "extraction.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_extraction"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
+ALL_SETS = ["scrapinghub-aeb", "trafilatura-dev", "wcxb-dev"]
+
+
+def _one_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_extraction_bench_without_data_says_where_in_one_line_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("RYPSOK_EXTRACTION_BENCH", raising=False)
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--set", "wcxb-dev", "--limit", "3"])
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    line = _one_line(err)
+    assert line.startswith("extraction: ")
+    assert "--data DIR" in line and "RYPSOK_EXTRACTION_BENCH" in line
+    assert "bench/extraction/" in line and "not part of this repository" in line
+
+
+def test_extraction_bench_names_what_the_given_folder_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "score.py").write_text("", encoding="utf-8")
+    (tmp_path / "scrapinghub-aeb").mkdir()
+    # From the environment when --data is not given.
+    monkeypatch.setenv("RYPSOK_EXTRACTION_BENCH", str(tmp_path))
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main([])
+    assert exit_info.value.code == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith(f"extraction: {tmp_path} has no trafilatura-dev, wcxb-dev; ")
+    assert "--data DIR" in line
+    # --data wins over the environment.
+    with pytest.raises(SystemExit):
+        bench.main(["--data", str(tmp_path / "elsewhere"), "--set", "scrapinghub-aeb"])
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith(
+        f"extraction: {tmp_path / 'elsewhere'} has no score.py, scrapinghub-aeb; "
+    )
+
+
+def test_extraction_bench_needs_only_the_sets_asked_for(tmp_path: Path) -> None:
+    (tmp_path / "score.py").write_text("", encoding="utf-8")
+    (tmp_path / "wcxb-dev").mkdir()
+    assert bench.data_folder(str(tmp_path), {}, ["wcxb-dev"]) == tmp_path
+    assert bench.data_folder(None, {"RYPSOK_EXTRACTION_BENCH": str(tmp_path)}, ["wcxb-dev"]) == (
+        tmp_path
+    )
+    with pytest.raises(SystemExit):
+        bench.data_folder(str(tmp_path), {}, ["wcxb-dev", "trafilatura-dev"])
+
+
+def test_extraction_bench_options() -> None:
+    args = bench.parse_args([])
+    assert args.sets == ALL_SETS
+    assert args.only == ["rypsok", "trafilatura", "readability"]
+    assert (args.data, args.limit, args.worst) == (None, 0, 0)
+
+    args = bench.parse_args(
+        ["--set", "wcxb-dev", "--set", "trafilatura-dev", "--set", "wcxb-dev", "--limit", "25"]
+    )
+    assert args.sets == ["trafilatura-dev", "wcxb-dev"]  # the benchmark's order, once each
+    assert args.limit == 25
+
+    args = bench.parse_args(["--data", "D", "--only", "rypsok", "--worst", "4"])
+    assert (args.data, args.only, args.worst, args.sets) == ("D", ["rypsok"], 4, ALL_SETS)
+
+    # Each set is judged by its own metric, as the benchmark's README says.
+    assert bench.METRIC == {"scrapinghub-aeb": "aeb", "trafilatura-dev": "seg", "wcxb-dev": "bow"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--set", "news"], ["--limit", "-1"], ["--limit", "ten"], ["--only", "newspaper"]],
+)
+def test_extraction_bench_refuses_bad_options(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench.parse_args(argv)
+    assert exit_info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
