@@ -400,3 +400,30 @@ def test_req_fetch_001_intake_raises_only_tool_errors_and_is_idempotent(
     assert "#" not in target.url
     assert target.target.startswith("/")
     assert target.url.isascii()
+
+
+@pytest.mark.parametrize(
+    ("url", "scheme"),
+    [
+        ("FTP://files.example/a", "ftp"),
+        ("https://example.org/", "https"),
+        ("\x00 \x1f javascript:alert(1)", "javascript"),
+        ("\x01https://example.org/", "https"),
+        ("java\tscript:alert(1)", "javascript"),
+        ("java\nscript:alert(1)", "javascript"),
+        ("java\rscript:alert(1)", "javascript"),
+        ("d\ta\nt\ra:text/plain,x", "data"),
+        ("//example.org/path", None),
+        ("/only/a/path", None),
+        ("", None),
+    ],
+)
+def test_req_fetch_010_a_redirect_targets_scheme_is_read_as_a_browser_reads_it(
+    url: str, scheme: str | None
+) -> None:
+    """The scheme a redirect target would be followed with: C0 controls and spaces
+    around it trimmed, tabs and line breaks inside it dropped, lower case (the URL
+    standard's reading), so `java\\tscript:` is still javascript and refused."""
+    from rypsok.core.fetch.intake import scheme_of
+
+    assert scheme_of(url) == scheme

@@ -305,3 +305,22 @@ def test_req_fetch_001_the_request_target_at_the_edges(url: str, target: str) ->
 def test_req_fetch_001_controls_and_letters_as_a_browser_reads_them(url: str, host: str) -> None:
     target = _parse(url)
     assert (target.host, target.target) == (host, "/")
+
+
+def test_req_sec_006_the_table_is_read_most_specific_row_first() -> None:
+    """The refused and the reachable rows sorted by prefix length, longest first, and
+    in their written order among equals: the first row that holds an address decides.
+    (The module sorts its tables at import, before a mutant is switched on, so the
+    sort is called here.)"""
+    from rypsok.core.net.egress import _most_specific_first
+
+    rows = _most_specific_first(
+        (("10.0.0.0/8", "private"), ("192.0.0.0/24", "protocol"), ("192.0.2.0/24", "doc")),
+        ("192.0.0.9/32",),
+    )
+    assert [(str(net), name) for net, name in rows] == [
+        ("192.0.0.9/32", None),
+        ("192.0.0.0/24", "protocol"),
+        ("192.0.2.0/24", "doc"),
+        ("10.0.0.0/8", "private"),
+    ]
