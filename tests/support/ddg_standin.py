@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 import trustme
 
 from tests.support import paths
+from tests.support.connect import read_head
 from tests.support.standin import SAMPLE
 
 FIXTURES = paths.FIXTURES / "engines" / "duckduckgo"
@@ -150,18 +151,6 @@ def _site_handler(provider: Provider, host: str) -> type[BaseHTTPRequestHandler]
     return Site
 
 
-def _read_head(sock: socket.socket) -> bytes | None:
-    """The CONNECT request head. The client sends nothing more before our answer, so
-    reading past the blank line cannot swallow its TLS handshake."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(4096)
-        if not chunk or len(data) > 16384:
-            return None
-        data += chunk
-    return data
-
-
 @contextmanager
 def provider() -> Iterator[Provider]:
     """Run the stand-in; yields the Provider whose `proxy_url` goes in `[egress] proxy`."""
@@ -172,7 +161,7 @@ def provider() -> Iterator[Provider]:
     class Tunnel(socketserver.BaseRequestHandler):
         def handle(self) -> None:
             sock: socket.socket = self.request
-            head = _read_head(sock)
+            head = read_head(sock)
             if head is None:
                 return
             method, target, *_ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")

@@ -29,6 +29,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import trustme
 
+from tests.support.connect import read_head
+
 BRAVE = "api.search.brave.com"
 WIKI = "en.wikipedia.org"
 MIRROR = "wiki.corp.example"
@@ -130,16 +132,6 @@ def _serve(state: Standin, sock: ssl.SSLSocket, host: str | None, peer: Any, ser
         Site(sock, peer, server)
 
 
-def _read_head(sock: socket.socket) -> bytes | None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(4096)
-        if not chunk or len(data) > 16384:
-            return None
-        data += chunk
-    return data
-
-
 @contextmanager
 def _running(handler: type[socketserver.BaseRequestHandler]) -> Iterator[int]:
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
@@ -162,7 +154,7 @@ def tunnel(answer: Callable[[Seen], Reply]) -> Iterator[Standin]:
     class Tunnel(socketserver.BaseRequestHandler):
         def handle(self) -> None:
             sock: socket.socket = self.request
-            head = _read_head(sock)
+            head = read_head(sock)
             if head is None:
                 return
             method, target, *_ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
