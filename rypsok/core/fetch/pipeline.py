@@ -45,9 +45,11 @@ from rypsok.core.permits import run_under_permit
 from rypsok.core.telemetry import counters, log
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
+# A page served as XHTML is parsed with XML's empty elements and CDATA sections;
+# text/html is parsed as HTML even when it is XHTML, as browsers do.
 READABLE = {
     "text/html": "html",
-    "application/xhtml+xml": "html",
+    "application/xhtml+xml": "xhtml",
     "text/plain": "text",
     "text/markdown": "text",
     "text/x-markdown": "text",
@@ -329,7 +331,7 @@ class FetchService:
             extracted = (
                 extract_text(text)
                 if kind == "text"
-                else extract(parse_html(text, cancel=cancel), url)
+                else extract(parse_html(text, cancel=cancel, xhtml=kind == "xhtml"), url)
             )
             del text
             content, removed = boundary.clean_content(extracted.markdown)
@@ -412,7 +414,7 @@ def _declared_charset(response: Response) -> str | None:
 
 
 def _media_kind(response: Response) -> str:
-    """html or text; anything else ends the call (sniffing only tells HTML from text).
+    """html, xhtml or text; anything else ends the call (sniffing only tells HTML from text).
 
     A control character such as BEL is text (the boundary removes and counts it); only
     bytes no text has in the page's encoding make it binary (charset.binary)."""

@@ -20,13 +20,20 @@ token streams on pages made to reach every branch.
 
 Parse errors are not reported: our parser ignores them (they never change the
 tree), so producing them would only cost time.
+
+With ``xhtml`` set (a page served as ``application/xhtml+xml``) two XML rules
+are added, and nothing else changes: a self-closing start tag of a non-void
+element is an empty element (the tag the parser left open is closed by an end
+tag made here, and a raw-text or RCDATA state it switched to is left at
+once), and a CDATA section is text wherever it is. An HTML page
+(``xhtml`` unset, the default) is tokenized exactly as before.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from html5lib._tokenizer import HTMLTokenizer, entitiesTrie
@@ -156,7 +163,14 @@ def _attribute_value(value: str, quote: str) -> str:
 class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stubs
     """html5lib's tokenizer with fast paths in the data state."""
 
+    # Set by the parser for a page served as XHTML (see the module's docstring).
+    xhtml: bool = False
+    state: Callable[[], bool]  # the current state's method, as in html5lib
+
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self.xhtml:
+            yield from self._xhtml_tokens()
+            return
         queue: deque[dict[str, Any]] = deque()
         self.tokenQueue = queue
         stream = self.stream
@@ -167,6 +181,58 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
                 token = queue.popleft()
                 if token["type"] != _PARSE_ERROR:
                     yield token
+
+    def _xhtml_tokens(self) -> Iterator[dict[str, Any]]:
+        queue: deque[dict[str, Any]] = deque()
+        self.tokenQueue = queue
+        stream = self.stream
+        while self.state():
+            if stream.errors:
+                stream.errors.clear()
+            while queue:
+                token = queue.popleft()
+                kind = token["type"]
+                if kind == _PARSE_ERROR:
+                    continue
+                yield token
+                # The parser has taken the token when the generator resumes: a
+                # slash it did not acknowledge (it does for void and foreign
+                # elements) left open an element that XML says is empty. Where it
+                # ignored the start tag (a stray <body/>, a <br/> in a <select>), it
+                # ignores this end tag too (</br> never reaches the in-body rule).
+                if (
+                    kind == _START_TAG
+                    and token["selfClosing"]
+                    and not token["selfClosingAcknowledged"]
+                ):
+                    yield {
+                        "type": _END_TAG,
+                        "name": token["name"],
+                        "data": [],
+                        "selfClosing": False,
+                    }
+                    # <script/>, <title/>, <textarea/> ... switched the tokenizer to a
+                    # raw-text state that would read the rest of the page as their text.
+                    self.state = self.dataState
+
+    def markupDeclarationOpenState(self) -> bool:
+        # html5lib reads "<![CDATA[" as a section only in SVG or MathML; XHTML
+        # allows it anywhere, and its content is text.
+        if self.xhtml:
+            stream = self.stream
+            read: list[str | None] = []
+            for expected in "[CDATA[":
+                character = stream.char()
+                read.append(character)
+                if character != expected:
+                    break
+            else:
+                self.state = self.cdataSectionState
+                return True
+            for character in reversed(read):
+                stream.unget(character)  # html5lib's unget ignores the end of input
+        result: bool = super().markupDeclarationOpenState()
+        return result
 
     def consumeNumberEntity(self, isHex: bool) -> str:
         # html5lib's own hands int() any number of digits: over 4300 decimal

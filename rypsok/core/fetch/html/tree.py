@@ -351,6 +351,8 @@ def _bounded_chars_until(stream: Any) -> Callable[..., str]:
 
 
 class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
+    xhtml: bool = False  # the page was served as XHTML: FastTokenizer's XML rules
+
     def parseError(self, errorcode: str = "", datavars: object = None) -> None:
         # html5lib keeps every parse error with its line and column: memory
         # that grows with a malformed page, and a scan of the chunk for each.
@@ -365,6 +367,7 @@ class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
             # methods, so the instance is switched to it before the first token.
             tokenizer.__class__ = FastTokenizer
             tokenizer.state = tokenizer.dataState
+        tokenizer.xhtml = self.xhtml
         stream = tokenizer.stream
         if "charsUntil" not in vars(stream):
             stream.charsUntil = _bounded_chars_until(stream)
@@ -425,6 +428,7 @@ def parse_html(
     cancel: threading.Event | None = None,
     max_nodes: int = limits.default("LIM-F10"),
     max_depth: int = limits.default("LIM-F11"),
+    xhtml: bool = False,
 ) -> ParsedDocument:
     """Parse a page into a bounded tree.
 
@@ -432,12 +436,15 @@ def parse_html(
     BOM still wins over it, and without either html5lib's ``<meta>`` prescan
     decides (windows-1252 by default). Undecodable bytes are replaced.
     Raises ParseCancelled when ``cancel`` is set during the parse; never
-    raises for malformed HTML.
+    raises for malformed HTML. ``xhtml`` is for a page served as
+    ``application/xhtml+xml``: ``<div/>``, ``<script src="x"/>``, ``<title/>``
+    ... are empty elements and CDATA sections are text (see FastTokenizer).
     """
     budget = _Budget(max_nodes, max_depth, cancel)
     budget.check_cancel()
     builder = _Builder(budget)
     parser = _Parser(tree=lambda _namespace_html: builder, namespaceHTMLElements=False)
+    parser.xhtml = xhtml
     kwargs: dict[str, Any] = {}
     if isinstance(data, bytes):
         kwargs = {"useChardet": False}
