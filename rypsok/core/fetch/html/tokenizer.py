@@ -59,6 +59,11 @@ _PARSE_ERROR: int = tokenTypes["ParseError"]
 # "\r" never reaches the tokenizer: the input stream turns it into "\n".
 _TEXT_RUN = re.compile(r"[^&<\x00\t\n\f ][^&<\x00]*+")
 _SPACE_RUN = re.compile(r"[\t\n\f ]++")
+# A text run whose first character is its chunk's last: html5lib reads that
+# character, then the run on into the next chunk (tree.py bounds the reading
+# to that chunk), white space included: there it is text, not a space token.
+_SPACES = frozenset("\t\n\f ")
+_RUN_GOES_ON = re.compile(r"[^&<\x00]++")
 _TAG_NAME = re.compile(r"[A-Za-z][^\t\n\f />\x00]*+")
 # One attribute after white space: a name, then optionally "=" and a value.
 # Whatever stops a match early (a character that is a parse error, an "&" in
@@ -165,6 +170,8 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
 
     # Set by the parser for a page served as XHTML (see the module's docstring).
     xhtml: bool = False
+    # The last text run was one character, its chunk's last (see _RUN_GOES_ON).
+    _run_cut: bool = False
     state: Callable[[], bool]  # the current state's method, as in html5lib
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -286,6 +293,14 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
         chunk: str = stream.chunk
         at: int = stream.chunkOffset
         first = chunk[at]
+        if self._run_cut:
+            self._run_cut = False
+            if first in _SPACES:
+                run = _RUN_GOES_ON.match(chunk, at)
+                assert run is not None  # it starts with a space
+                self.tokenQueue.append({"type": _CHARACTERS, "data": run.group()})
+                stream.chunkOffset = run.end()
+                return True
         if first == "<":
             if self._tag(chunk, at + 1):
                 return True
@@ -312,6 +327,7 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
             run = _TEXT_RUN.match(chunk, at)
             assert run is not None  # the first character is neither of the above
             self.tokenQueue.append({"type": _CHARACTERS, "data": run.group()})
+            self._run_cut = run.end() - at == 1 and run.end() >= stream.chunkSize
         stream.chunkOffset = run.end()
         return True
 

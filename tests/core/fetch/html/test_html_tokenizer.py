@@ -361,6 +361,21 @@ def test_req_page_006_fast_tokenizer_across_a_chunk_boundary(piece: str, offset:
     assert_same("z" * (CHUNK + offset) + piece + " tail")
 
 
+@pytest.mark.parametrize("before", ["&gt;", "<b>", "</i>", "<table>"])
+@pytest.mark.parametrize("after", [" x", "  \n x", " ", "  <i>"])
+def test_req_page_006_a_one_character_text_run_at_a_chunk_end_reads_on_as_html5lib_does(
+    before: str, after: str
+) -> None:
+    # A token ends just before the chunk's last character, which starts a text
+    # run: html5lib reads on into the next chunk, white space included, as one
+    # text token (a space token there differs in a table: foster parenting).
+    # Found by the property test above.
+    page = "y" * (CHUNK - 1 - len(before)) + before + '"' + after
+    assert page[CHUNK - 1] == '"'
+    assert_same(page)
+    assert_same(page + "<p>" + "z" * CHUNK + "</p>")
+
+
 @pytest.mark.parametrize("where", ["<p>{}</p>", '<a title="{}">t</a>', "<a title={}>t</a>"])
 @pytest.mark.parametrize("lead", [0, CHUNK - 7])
 def test_req_page_006_numeric_reference_of_5000_digits_is_one_replacement_character(
