@@ -70,6 +70,10 @@ _LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((?:[^()\s]|\([^()\s]*\))*\)")
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*$", re.M)
 _LIST = re.compile(r"^(\s*)(?:[-+*]|\d+[.)])\s+", re.M)
 _ESCAPED = re.compile(r"\\([\\`*_\[\]{}()#+\-.!|>~=])")
+# Emphasis markers and a table's cell separators: syntax, not words. An
+# escaped character (a literal * or |) is kept.
+_EMPHASIS = re.compile(r"(?<!\\)\*+")
+_CELL = re.compile(r"(?:^|(?<!\\))\|")
 
 Extractor = Callable[[str, str], str]  # (page id, decoded page) -> text
 
@@ -81,6 +85,8 @@ def markdown_to_text(markdown: str) -> str:
     text = _LIST.sub(r"\1", text)
     text = re.sub(r"^\s*(?:#{1,6}|>+)\s?", "", text, flags=re.M)
     text = re.sub(r"^\|?\s*(?:---\s*\|\s*)+$", "", text, flags=re.M)
+    text = _EMPHASIS.sub("", text)
+    text = _CELL.sub(" ", text)
     return _ESCAPED.sub(r"\1", text)
 
 

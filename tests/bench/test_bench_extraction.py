@@ -116,3 +116,16 @@ def test_extraction_bench_refuses_bad_options(
         bench.parse_args(argv)
     assert exit_info.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+def test_extraction_bench_scores_the_words_not_the_markdown_syntax() -> None:
+    # The scorer wants the content's text: emphasis markers and table pipes
+    # are syntax (a snippet "a bold word" must match "a **bold** word"), an
+    # escaped star or pipe is a character of the page.
+    text = bench.markdown_to_text(
+        "A **bold** and *slanted* word, \\* kept.\n\n| a | b |\n| --- | --- |\n| c \\| d | e |"
+    )
+    words = " ".join(text.split())
+    assert "A bold and slanted word, * kept." in words
+    assert "a b" in words and "c | d e" in words
+    assert "**" not in text and "---" not in text

@@ -31,6 +31,7 @@ from rypsok.core.fetch.html.vocabulary import (
     META_STEMS,
     META_TOKENS,
     NOT_CONTENT,
+    SCRIPT_FALLBACK,
     STRONG,
     TEXT_LEAVES,
 )
@@ -80,7 +81,9 @@ def classify(an: Analysis) -> None:
             if el.namespace is not None and name != "math":
                 an.removed.add(el)
                 continue
-            if name in NOT_CONTENT or _is_hidden(el):
+            if name in SCRIPT_FALLBACK and an.shell:
+                pass
+            elif name in NOT_CONTENT or _is_hidden(el):
                 an.removed.add(el)
                 continue
             # A box holding the article, or most of the page, is never chrome.

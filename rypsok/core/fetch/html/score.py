@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from rypsok.core.fetch.html.attributes import attr, is_main_marker
 from rypsok.core.fetch.html.tree import Element, Text
-from rypsok.core.fetch.html.vocabulary import BLOCK, CANDIDATES, HEADING_LEVELS, RICH
+from rypsok.core.fetch.html.vocabulary import (
+    BLOCK,
+    CANDIDATES,
+    HEADING_LEVELS,
+    RICH,
+    SCRIPT_FALLBACK,
+)
 
 __all__ = [
     "ARTICLE_BONUS",
@@ -36,6 +42,11 @@ _CLIMB_SLACK = 30  # an enclosing element may cost this much and still be taken 
 # A best region with under a sixth of the readable part's plain text, and a
 # score under twice _MIN_ARTICLE, is one item of a listing (step 4).
 _LISTING_SHARE = 6
+# A page whose <noscript> elements of at least _SHELL_TEXT characters hold
+# more than 1/_SHELL_SHARE of its text is a shell: they are its content
+# (step 1). Elsewhere a <noscript> is removed (REQ-CTX-005).
+_SHELL_TEXT = 200
+_SHELL_SHARE = 2
 # The single <main> is the readable part when it holds a third of the text (step 4).
 _MAIN_SHARE = 3
 # Multipliers of a region's score when the page names it as its content
@@ -67,6 +78,9 @@ class Analysis:
         self.rich: set[Element] = set()  # holds code, a table or a quote
         self.cards: dict[Element, int] = {}  # headings that link elsewhere, in the subtree
         self.heads: dict[Element, int] = {}  # headings in the subtree
+        # The page is a shell a script fills, and its <noscript> holds what a
+        # reader without scripts sees: the only readable copy (step 1).
+        self.shell = False
 
 
 # --------------------------------------------------------------------------- pass 1: sizes
@@ -90,6 +104,7 @@ def measure(body: Element) -> Analysis:
     text_len = an.text_len
     has_main = an.has_main
     rich = an.rich
+    fallback = 0
     for el in _elements_postorder(body):
         n = 0
         main = is_main_marker(el)
@@ -105,6 +120,9 @@ def measure(body: Element) -> Analysis:
         has_main[el] = main
         if is_rich:
             rich.add(el)
+        if el.name in SCRIPT_FALLBACK and n >= _SHELL_TEXT:
+            fallback += n
+    an.shell = fallback * _SHELL_SHARE > text_len[body]
     return an
 
 

@@ -91,8 +91,13 @@ BLOCK: Final = (
     | INTERACTIVE_BLOCKS
 )
 
+# What a reader without scripts sees instead of a script's work. rypsok runs
+# no script, so in the body it is content when it holds enough text (a forum's
+# whole thread, rendered for crawlers); a short one ("enable JavaScript") is not.
+SCRIPT_FALLBACK: Final = frozenset({"noscript"})
+
 # Dropped by the tree builder as it builds them (tree.parse_html).
-DROPPED_WHILE_PARSING: Final = NEVER_RENDERED
+DROPPED_WHILE_PARSING: Final = NEVER_RENDERED - SCRIPT_FALLBACK
 
 # Dropped by the extractor with everything inside: never rendered, or not content.
 NOT_CONTENT: Final = NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS

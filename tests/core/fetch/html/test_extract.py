@@ -565,3 +565,38 @@ def test_req_page_007_a_replacement_label_yields_one_replacement_character(label
 def test_req_ctx_010_japanese_text_is_kept_in_scalar_values() -> None:
     out = md(f"<html><body><article><p>{JAPANESE * 3}</p></article></body></html>")
     assert out == JAPANESE * 3
+
+
+# --------------------------------------------------------------------------- script shells
+
+
+def _thread_in_noscript() -> str:
+    posts = "".join(
+        f"<div class='crawler-post'><span class='creator'>user{i}</span>"
+        f"<div class='post'><p>Post {i}: {PARA}</p></div></div>"
+        for i in range(4)
+    )
+    return page(
+        "<section id='splash'><div class='dots'></div></section>"
+        f"<noscript><header><a href='/'>Forum home</a></header>"
+        f"<div id='main-outlet' role='main'><h1>The thread</h1>{posts}</div></noscript>"
+    )
+
+
+def test_req_ctx_005_a_script_shell_is_read_from_its_noscript() -> None:
+    # rypsok runs no script: when a page's <noscript> holds most of its text,
+    # the page is an empty shell without it, and that copy is the content.
+    out = md(_thread_in_noscript())
+    for i in range(4):
+        assert f"Post {i}: {PARA}" in out
+    assert "The thread" in out
+
+
+def test_req_ctx_005_a_noscript_beside_real_content_stays_out() -> None:
+    # The same noscript on a page with more text of its own is a fallback
+    # a browser does not show: removed, as REQ-CTX-005 says.
+    notice = "<noscript><p>NOSCRIPT-COPY " + PARA * 3 + "</p></noscript>"
+    article = "<article><h1>Real</h1>" + f"<p>{PARA}</p>" * 8 + "</article>"
+    out = md(page(article + notice))
+    assert "Real" in out and PARA in out
+    assert "NOSCRIPT-COPY" not in out
