@@ -109,6 +109,51 @@ def test_req_fetch_004_text_only_loses_line_end_forms_and_trailing_blanks(
     assert answer["content"] == "  first line\nsecond line\nthird\n\n  fourth, indented"
 
 
+# Blank-line runs carry layout: PEP 8 puts two blank lines between functions, a text file
+# sets its sections apart with several. (No tab here: the boundary turns every tab of all
+# content into a space, on purpose.)
+CODE = "def first():\n    return 1\n\n\ndef second():\n    return 2\n\n\n\n# end"
+
+
+def test_req_fetch_004_req_fetch_008_markdown_keeps_its_blank_line_runs(tmp_path: Path) -> None:
+    body = f"# Code\n\n```python\n{CODE}\n```\n\n\n\nAfter three blank lines.\n"
+    with site({"/m": Page(body=body.encode(), content_type="text/markdown")}) as s:
+        answer = fetch(make(tmp_path), url=s.url("/m"))
+    assert answer["content"] == body.rstrip("\n")
+
+
+def test_req_fetch_004_req_fetch_008_plain_text_keeps_its_blank_line_runs(
+    tmp_path: Path,
+) -> None:
+    body = "\ufeffPART ONE\r\n\r\n\r\n  one, indented\r\n\r\n\r\n\r\nPART TWO\r\n"
+    with site({"/t": Page(body=body.encode(), content_type="text/plain; charset=utf-8")}) as s:
+        answer = fetch(make(tmp_path), url=s.url("/t"))
+    assert answer["content"] == "PART ONE\n\n\n  one, indented\n\n\n\nPART TWO"
+
+
+def test_req_fetch_003_req_fetch_005_req_fetch_004_text_read_in_parts_is_the_whole_text(
+    tmp_path: Path,
+) -> None:
+    # max_chars still cuts a document sent as text, and its parts put back together are
+    # the document, blank-line runs included.
+    body = "\n".join(f"## Section {i}\n\n```python\n{CODE}\n```\n\n" for i in range(20))
+    assert len(body) > 1500
+    core = make(tmp_path)
+    parts: list[str] = []
+    with site({"/long.md": Page(body=body.encode(), content_type="text/markdown")}) as s:
+        start = 0
+        while True:
+            answer = fetch(core, url=s.url("/long.md"), max_chars=500, start_char=start)
+            assert len(answer["content"]) <= 500
+            parts.append(answer["content"])
+            if not answer["truncated"]:
+                break
+            start = answer["next_start_char"]
+            assert start == 500 * len(parts)
+    assert len(parts) > 2
+    assert "".join(parts) == body.rstrip("\n")
+
+
 # -- XHTML (REQ-FETCH-008, REQ-PAGE-005) ---------------------------------------------------
 
 PARAGRAPH = (
@@ -167,6 +212,15 @@ def test_req_fetch_004_a_page_that_is_one_pre_keeps_every_line(tmp_path: Path) -
     lines = answer["content"].split("\n")
     assert lines[0].startswith("```") and lines[-1] == lines[0]  # one fenced block
     assert "\n".join(lines[1:-1]) == LOG
+
+
+def test_req_fetch_004_a_pre_keeps_its_blank_line_runs(tmp_path: Path) -> None:
+    page = f"<html><body><h1>Two functions</h1><pre>{CODE}</pre></body></html>"
+    with site({"/p": Page(body=page.encode())}) as s:
+        answer = fetch(make(tmp_path), url=s.url("/p"))
+    lines = answer["content"].split("\n")
+    assert lines[0] == "# Two functions" and lines[2] == "```" and lines[-1] == "```"
+    assert "\n".join(lines[3:-1]) == CODE
 
 
 def test_req_fetch_004_a_plain_text_document_wrapped_in_pre_keeps_its_layout(

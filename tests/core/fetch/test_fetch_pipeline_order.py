@@ -147,7 +147,7 @@ def test_req_page_001_content_stages_run_in_order_each_on_the_last_ones_output(
     cleaned, removed = stage["clean"][1]
     assert removed == 1 and stage["truncate"][0][3].content is cleaned
     assert text_answer["content"] == cleaned[:MAX_CHARS]
-    assert text_answer["content"].startswith("Plain notes.\nLine two has a hidden mark.\n\nA")
+    assert text_answer["content"].startswith("Plain notes.\nLine two has a hidden mark.\n\n\nA")
 
 
 def test_req_page_001_cleaning_follows_extraction_and_truncation_follows_cleaning(

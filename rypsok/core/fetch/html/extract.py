@@ -13,7 +13,6 @@ parse (``extraction_partial``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -96,9 +95,8 @@ def extract(doc: ParsedDocument, base_url: str) -> Extracted:
 
 
 def extract_text(text: str) -> Extracted:
-    """A text/plain or text/markdown document: its text, line ends unified,
-    trailing spaces and runs of blank lines trimmed, nothing else changed."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    lines = [line.rstrip() for line in text.split("\n")]
-    out = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
-    return Extracted(title=None, markdown=out, partial=False)
+    """A text/plain or text/markdown document as it was sent (REQ-FETCH-004): CRLF
+    and CR become LF, a leading BOM and the empty lines at both ends go; blank-line
+    runs, indentation and trailing spaces (a Markdown hard break) stay."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return Extracted(title=None, markdown=text.strip("\n"), partial=False)

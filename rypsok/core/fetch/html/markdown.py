@@ -163,7 +163,9 @@ def _quote(blocks: list[str]) -> str:
 def _fence(code: str, lang: str | None) -> str:
     longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
     fence = "`" * max(3, longest + 1)
-    code = re.sub(r"\n{3,}", "\n\n", code.strip("\n"))
+    # The text keeps every line, blank runs included; only the empty lines that
+    # touch the fence go.
+    code = code.strip("\n")
     return f"{fence}{lang or ''}\n{code}\n{fence}"
 
 

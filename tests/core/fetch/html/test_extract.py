@@ -503,11 +503,21 @@ def test_req_page_006_partial_parse_is_reported() -> None:
     assert result.partial is True
 
 
-def test_req_fetch_008_plain_text_and_markdown_are_returned_as_text() -> None:
-    text = "# Notes\r\n\r\n\r\n\r\nA [link](http://x) and *stars*   \r\n"
+def test_req_fetch_008_req_fetch_004_plain_text_and_markdown_are_returned_as_sent() -> None:
+    # Only the line-end forms, a leading BOM and the empty lines at the ends change; blank
+    # runs, indentation and a Markdown hard break (two trailing spaces) stay.
+    text = "\ufeff\r\n# Notes\r\n\r\n\r\n\r\nA [link](http://x)  \rand *stars*\n\n    code\r\n\r\n"
     assert extract_text(text) == Extracted(
-        title=None, markdown="# Notes\n\nA [link](http://x) and *stars*", partial=False
+        title=None,
+        markdown="# Notes\n\n\n\nA [link](http://x)  \nand *stars*\n\n    code",
+        partial=False,
     )
+
+
+def test_req_fetch_004_a_pre_keeps_its_lines_inside_the_fence() -> None:
+    code = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\n\n# end"
+    out = md(page(f"<article><h1>Guide</h1><p>{PARA}</p><pre>\n\n{code}\n\n</pre></article>"))
+    assert f"\n```\n{code}\n```" in out
 
 
 # --------------------------------------------------------------------------- charset
