@@ -12,7 +12,12 @@ from __future__ import annotations
 import re
 
 from rypsok.core.fetch.html.attributes import attr, class_tokens, is_main_marker
-from rypsok.core.fetch.html.score import ARTICLE_BONUS, MAIN_BONUS, TOKEN_BONUS, Analysis
+from rypsok.core.fetch.html.score import (
+    ARTICLE_BONUS,
+    MAIN_BONUS,
+    TOKEN_BONUS,
+    Analysis,
+)
 from rypsok.core.fetch.html.tree import Element, Text
 from rypsok.core.fetch.html.vocabulary import (
     BLOCK,
@@ -48,6 +53,10 @@ _HIDDEN_STYLE = re.compile(
 _META_LEN = 160  # metadata is short: a byline, a date, a row of tags
 _PROMO_LEN = 160  # a promotional line is short: one headline and a label
 _LABEL = 20  # "Related:", "Read more:"
+# A hidden box is the page a script reveals when it holds more than 2/3 of the
+# page's text (a box of options or a comparison table hidden on a product
+# page can hold half of it).
+_REVEAL_SHARE = 3
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 
 
@@ -70,9 +79,21 @@ def _is_hidden(el: Element) -> bool:
     return el.name == "dialog" and "open" not in attrs
 
 
+def _revealed(an: Analysis, el: Element, total: int) -> bool:
+    """A hidden box holding nearly all of the page's text is the page itself, kept
+    hidden until a script shows it (a preloader's wrapper, a streamed part
+    moved into place): a browser shows it, and without it there is nothing.
+    aria-hidden is not a script's doing: it always hides."""
+    if an.text_len[el] * _REVEAL_SHARE <= total * (_REVEAL_SHARE - 1):
+        return False
+    aria = el.attributes.get("aria-hidden")
+    return not (isinstance(aria, str) and aria.strip().lower() == "true")
+
+
 def classify(an: Analysis) -> None:
     """Pre-order: which elements are removed, chrome or comments."""
     total = max(an.text_len[an.body], 1)
+    prose = max(an.unlinked[an.body], 1)
     stack: list[tuple[Element, bool]] = [(an.body, False)]
     while stack:
         el, in_article = stack.pop()
@@ -83,7 +104,7 @@ def classify(an: Analysis) -> None:
                 continue
             if name in SCRIPT_FALLBACK and an.shell:
                 pass
-            elif name in NOT_CONTENT or _is_hidden(el):
+            elif name in NOT_CONTENT or (_is_hidden(el) and not _revealed(an, el, total)):
                 an.removed.add(el)
                 continue
             # A box holding the article, or most of the page, is never chrome.
@@ -96,6 +117,13 @@ def classify(an: Analysis) -> None:
             ):
                 an.removed.add(el)
                 continue
+            if an.unlinked[el] * 2 > prose and _names_content(el):
+                # The box of most of the page's prose says it is the content: a
+                # chrome word on a box around it ("socialicons-sticky") is wrong.
+                up = el.parent
+                while up is not None:
+                    an.chrome.discard(up)
+                    up = up.parent
             if not big and (el.attributes.get("class") or el.attributes.get("id")):
                 tokens, joined = class_tokens(el)
                 if not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined:
@@ -112,6 +140,13 @@ def classify(an: Analysis) -> None:
                 an.bonus[el] = ARTICLE_BONUS if name == "article" else MAIN_BONUS
                 in_article = True
         stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
+
+
+def _names_content(el: Element) -> bool:
+    if not (el.attributes.get("class") or el.attributes.get("id")):
+        return False
+    tokens, _ = class_tokens(el)
+    return not tokens.isdisjoint(MAIN_TOKENS)
 
 
 # --------------------------------------------------------------------------- cuts inside an article
@@ -170,7 +205,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             line = an.kept_len[el]
         minor = an.positive[el] * 2 < total
         hinted = (el in an.chrome or el in an.comments) and minor
-        score = an.score[el]
+        score = an.clean[el]  # its comment boxes are judged on their own
         link_list = (
             score < 0
             and el.name in BLOCK

@@ -16,6 +16,7 @@ from rypsok.core.fetch.html.vocabulary import (
     BLOCK,
     CANDIDATES,
     HEADING_LEVELS,
+    INLINE_CODE,
     RICH,
     SCRIPT_FALLBACK,
 )
@@ -65,11 +66,13 @@ class Analysis:
         self.body = body
         self.text_len: dict[Element, int] = {}
         self.has_main: dict[Element, bool] = {}
+        self.unlinked: dict[Element, int] = {}  # text length outside links to other pages
         self.removed: set[Element] = set()  # not content at all (hidden, chrome, controls)
         self.chrome: set[Element] = set()  # chrome by class/id: cut from an article
         self.comments: set[Element] = set()  # comment sections
         self.score: dict[Element, float] = {}  # sum of block weights in the subtree
         self.positive: dict[Element, float] = {}  # sum of the positive weights
+        self.clean: dict[Element, float] = {}  # the score without comment boxes
         self.links: dict[Element, int] = {}  # link text length in the subtree
         self.kept_len: dict[Element, int] = {}  # text length in the subtree, after removal
         self.plain_len: dict[Element, int] = {}  # the same, outside chrome and comments
@@ -105,18 +108,24 @@ def measure(body: Element) -> Analysis:
     has_main = an.has_main
     rich = an.rich
     fallback = 0
+    unlinked = an.unlinked
     for el in _elements_postorder(body):
         n = 0
+        u = 0
         main = is_main_marker(el)
         is_rich = el.name in RICH
         for c in el.children:
             if isinstance(c, Text):
-                n += len(c.data.strip())
+                t = len(c.data.strip())
+                n += t
+                u += t
             else:
                 n += text_len[c]
+                u += unlinked[c]
                 main = main or has_main[c]
                 is_rich = is_rich or c in rich
         text_len[el] = n
+        unlinked[el] = 0 if el.name == "a" and not (attr(el, "href") or "#").startswith("#") else u
         has_main[el] = main
         if is_rich:
             rich.add(el)
@@ -150,6 +159,9 @@ class _Frame:
     element: Element
     in_link: bool  # inside a link to another page
     negative: bool  # inside chrome or comments: every weight counts against
+    # Inside code: a linked identifier is a cross-reference of documentation,
+    # not navigation, so its text counts as prose.
+    in_code: bool = False
     next_child: int = 0
 
 
@@ -159,15 +171,17 @@ def score_blocks(an: Analysis) -> None:
     cards, heads = an.cards, an.heads
     plain_len = an.plain_len
     removed = an.removed
+    clean = an.clean
+    boxes = an.comments
     stack: list[_Frame] = []
     # A block's own text: [length, linked length].
     own: dict[Element, list[int]] = {}
 
-    def push(el: Element, in_link: bool, negative: bool) -> None:
-        stack.append(_Frame(el, in_link, negative))
+    def push(el: Element, in_link: bool, negative: bool, in_code: bool) -> None:
+        stack.append(_Frame(el, in_link, negative, in_code))
         own[el] = [0, 0]
 
-    push(an.body, False, False)
+    push(an.body, False, False, False)
     # The nearest block element of each open element, for its text.
     block_of: dict[Element, Element] = {an.body: an.body}
     while stack:
@@ -184,7 +198,7 @@ def score_blocks(an: Analysis) -> None:
                 if n:
                     counts = own[block_of[el]]
                     counts[0] += n
-                    if in_link:
+                    if in_link and not frame.in_code:
                         counts[1] += n
                 continue
             if c.name == "img" and in_link:  # a linked picture: a link with no words
@@ -195,7 +209,7 @@ def score_blocks(an: Analysis) -> None:
             href = attr(c, "href") or "#" if c.name == "a" else "#"
             child_link = in_link or not href.startswith("#")
             block_of[c] = c if c.name in BLOCK else block_of[el]
-            push(c, child_link, negative)
+            push(c, child_link, negative, frame.in_code or c.name in INLINE_CODE)
             continue
         stack.pop()
         s = 0.0
@@ -220,9 +234,13 @@ def score_blocks(an: Analysis) -> None:
                 s += w
                 if w > 0:
                     p += w
+        own_score = s
         for c in children:
             if isinstance(c, Element) and c not in removed:
                 s += score[c]
+                # A comment box is cut from an article: it does not keep its
+                # container from being taken (choose).
+                own_score += 0.0 if c in boxes else clean[c]
                 p += positive[c]
                 lk += links[c]
                 ln += kept_len[c]
@@ -230,6 +248,7 @@ def score_blocks(an: Analysis) -> None:
                 nc += cards[c]
                 nh += heads[c]
         score[el], positive[el], links[el], kept_len[el] = s, p, lk, ln
+        clean[el] = own_score
         plain_len[el] = pl
         cards[el] = nc
         heads[el] = nh
@@ -255,13 +274,23 @@ def choose(an: Analysis) -> tuple[Element, bool]:
         return region, False
     # Take enclosing elements that add content (a title, a second part of
     # the article) at little cost.
-    floor = an.score[best] - _CLIMB_SLACK
+    # An enclosing element's value: what the path up adds to the best
+    # region, comment boxes beside the path left out (cut from an article,
+    # they must not keep its container from being taken). Chrome boxes still
+    # count: leaving them out took in teaser lists beside news articles.
+    clean = an.clean
+    boxes = an.comments
+    value = an.score[best]
+    floor = value - _CLIMB_SLACK
     node = best
+    prev = best
     cur = best.parent
     while cur is not None and cur is not body and cur in an.score:
-        if an.score[cur] >= floor:
+        value += clean[cur] - (0.0 if prev in boxes else clean[prev])
+        if value >= floor:
             node = cur
-            floor = max(floor, an.score[cur] - _CLIMB_SLACK)
+            floor = max(floor, value - _CLIMB_SLACK)
+        prev = cur
         cur = cur.parent
     # A listing: the best article is a small part of a page of links.
     if (

@@ -191,7 +191,7 @@ CHROME_STEMS: Final = _stems(
 )
 # Comment sections: against the article when there is one; kept on a page that is a thread.
 COMMENT_TOKENS: Final = frozenset(
-    {"comment", "comments", "disqus", "respond", "replies", "discussion"}
+    {"comment", "comments", "disqus", "respond", "replies", "discussion", "reviews"}
 )
 # Class/id tokens of a region that holds the main content.
 MAIN_TOKENS: Final = _words(

@@ -610,3 +610,76 @@ def test_req_ctx_005_a_noscript_beside_real_content_stays_out() -> None:
     out = md(page(article + notice))
     assert "Real" in out and PARA in out
     assert "NOSCRIPT-COPY" not in out
+
+
+# --------------------------------------------------------------------------- issue 16 rules
+
+
+def test_req_fetch_002_a_chrome_word_around_the_content_box_does_not_sink_it() -> None:
+    # "social" names a share bar; here it names a wrapper around the box the
+    # page calls its content, which holds the page's prose.
+    related = "".join(f"<li><a href='/r{i}'>Another story number {i}</a></li>" for i in range(12))
+    body = (
+        f"<nav><ul>{related}</ul></nav>"
+        "<div id='socialicons-sticky'><div class='entry-content'>"
+        + f"<p>BODY-ONE {PARA}</p><p>BODY-TWO {PARA}</p>"
+        + "</div></div>"
+        + f"<div class='widgets'><h3>More</h3><ul>{related}</ul><p>A short note.</p></div>"
+    )
+    out = md(page(body))
+    assert "BODY-ONE" in out and "BODY-TWO" in out
+
+
+def test_req_fetch_002_linked_code_in_a_reference_is_content() -> None:
+    # An API reference: each term is a link around code (a cross-reference),
+    # each description a short sentence. Navigation is never code.
+    terms = "".join(
+        f"<dt><a href='/api/Socket/member{i}'><code>Socket.member{i}</code></a></dt>"
+        f"<dd>Returns the state number {i} of the socket, one of the four it has.</dd>"
+        for i in range(12)
+    )
+    body = (
+        "<div class='doc'><h1>Socket</h1><p>The Socket interface, in one sentence of prose.</p>"
+        f"<h2>Properties</h2><dl>{terms}</dl></div>"
+        f"<div class='box'><h3>About this site</h3><p>ABOUT {PARA}</p></div>"
+        + "".join(f"<p><a href='/guide/{i}'>Guide chapter number {i}</a></p>" for i in range(15))
+    )
+    out = md(page(body))
+    assert "ABOUT" not in out
+    assert "Socket.member0" in out and "Socket.member11" in out
+    assert "Returns the state number 11 of the socket, one of the four it has." in out
+
+
+def test_req_fetch_002_a_product_page_drops_its_reviews() -> None:
+    reviews = "".join(
+        f"<div class='product-review'><p>REVIEW-{i} {PARA}</p></div>" for i in range(3)
+    )
+    body = (
+        "<main><h1>Vocal microphone</h1>"
+        + f"<div class='description'><p>{PARA}</p><p>{PARA} It ships with a windscreen.</p>"
+        + f"<p>{PARA}</p><p>{PARA}</p></div>"
+        + "<table><tr><th>Type</th><td>Dynamic</td></tr><tr><th>Pattern</th><td>Cardioid</td></tr></table>"
+        + f"<section class='product-reviews'><h2>Customer reviews</h2>{reviews}</section></main>"
+    )
+    out = md(page(body))
+    assert "It ships with a windscreen." in out and "Cardioid" in out
+    assert "REVIEW-" not in out
+
+
+def test_req_ctx_005_a_page_a_script_reveals_is_read_and_a_hidden_box_stays_out() -> None:
+    # Streamed rendering: the page's content arrives in a hidden box that a
+    # script moves into place; it holds nearly all of the page's text, and
+    # a browser shows it. A hidden box beside real content stays out.
+    streamed = (
+        "<div class='skeleton'><p>Loading</p></div>"
+        f"<div hidden id='S:0'><article><h1>Streamed</h1><p>STREAMED {PARA}</p>"
+        f"<p>{PARA}</p><p>{PARA}</p></article></div>"
+    )
+    assert "STREAMED" in md(page(streamed))
+    beside = f"<article><h1>Real</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p></article>"
+    hidden = f"<div hidden><p>HIDDEN-BOX {PARA}</p></div>"
+    assert "HIDDEN-BOX" not in md(page(beside + hidden))
+    aria = (
+        f"<div aria-hidden='true'><article><p>ARIA-HIDDEN {PARA}</p><p>{PARA}</p></article></div>"
+    )
+    assert "ARIA-HIDDEN" not in md(page("<p>Visible words.</p>" + aria))
