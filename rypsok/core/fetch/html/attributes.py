@@ -7,7 +7,7 @@ import re
 from rypsok.core.fetch.html.tree import Element
 from rypsok.core.fetch.html.vocabulary import MAIN_ELEMENTS, MAIN_ROLES
 
-__all__ = ["attr", "class_tokens", "is_main_marker"]
+__all__ = ["attr", "class_tokens", "is_main_marker", "links_away"]
 
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 
@@ -35,3 +35,16 @@ def is_main_marker(el: Element) -> bool:
         return True
     prop = attr(el, "itemprop")
     return prop is not None and "articlebody" in prop.lower()
+
+
+def links_away(el: Element) -> bool:
+    """An ``<a>`` that leads to another page (or runs a script). A link to a
+    place on this page (a table of contents, a footnote, a "#" button) is
+    read as text."""
+    if el.name != "a":
+        return False
+    href = attr(el, "href")
+    if href is None:
+        return False
+    href = href.strip()
+    return not href.startswith("#")

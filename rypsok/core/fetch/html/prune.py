@@ -37,6 +37,7 @@ from rypsok.core.fetch.html.vocabulary import (
     META_TOKENS,
     NOT_CONTENT,
     SCRIPT_FALLBACK,
+    SKIP_STEM,
     STRONG,
     TEXT_LEAVES,
 )
@@ -57,6 +58,7 @@ _LABEL = 20  # "Related:", "Read more:"
 # page's text (a box of options or a comparison table hidden on a product
 # page can hold half of it).
 _REVEAL_SHARE = 3
+_TOOL_LINE = 40  # an "edit this page" link is short
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 
 
@@ -77,6 +79,21 @@ def _is_hidden(el: Element) -> bool:
     if isinstance(cls, str) and cls and not HIDING_CLASSES.isdisjoint(cls.lower().split()):
         return True
     return el.name == "dialog" and "open" not in attrs
+
+
+def _is_skip_link(el: Element) -> bool:
+    href = attr(el, "href") or ""
+    return el.name == "a" and href.startswith("#") and SKIP_STEM in class_tokens(el)[1]
+
+
+def _is_page_tool(el: Element, an: Analysis) -> bool:
+    """A short link to edit the page's source (a wiki's action=edit, a
+    repository's /edit/ path): a tool, whatever its words."""
+    if el.name != "a" or an.kept_len[el] > _TOOL_LINE:
+        return False
+    href = (attr(el, "href") or "").lower()
+    path = href.split("?", 1)[0]
+    return "/edit/" in path or path.endswith("/edit") or "action=edit" in href
 
 
 def _revealed(an: Analysis, el: Element, total: int) -> bool:
@@ -104,7 +121,11 @@ def classify(an: Analysis) -> None:
                 continue
             if name in SCRIPT_FALLBACK and an.shell:
                 pass
-            elif name in NOT_CONTENT or (_is_hidden(el) and not _revealed(an, el, total)):
+            elif (
+                name in NOT_CONTENT
+                or (_is_hidden(el) and not _revealed(an, el, total))
+                or _is_skip_link(el)
+            ):
                 an.removed.add(el)
                 continue
             # A box holding the article, or most of the page, is never chrome.
@@ -194,6 +215,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
     metadata lines and teaser cards to leave out."""
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
+    titled = _around_titles(an, node)
     # Frames: element, text length of its nearest block (a metadata line is
     # cut only when it is a line of its own, never from inside a sentence).
     stack = [(c, an.kept_len.get(c, 0)) for c in node.children if isinstance(c, Element)]
@@ -213,6 +235,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             and el not in an.rich
             and an.links[el] * 4 > an.kept_len[el]
             and an.positive[el] < -score * 4
+            and el not in titled
         )
         promo = (
             el.name == "p"
@@ -226,12 +249,31 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             or promo
             or (minor and _is_media(el, an, total))
             or (line <= _META_LEN and _is_meta(el, an))
+            or _is_page_tool(el, an)
             or (minor and _is_teasers(el, an))
         ):
             cut.add(el)
             continue
         stack.extend((c, line) for c in el.children if isinstance(c, Element))
     return cut
+
+
+def _around_titles(an: Analysis, node: Element) -> set[Element]:
+    """The elements between ``node`` and an ``h1`` inside it: a header that
+    holds the article's title and a few links (a date, categories) is not a
+    link list."""
+    around: set[Element] = set()
+    for el in an.text_len:
+        if el.name != "h1" or el.namespace is not None:
+            continue
+        cur = el.parent
+        path: list[Element] = []
+        while cur is not None and cur is not node:
+            path.append(cur)
+            cur = cur.parent
+        if cur is node:
+            around.update(path)
+    return around
 
 
 def _is_promo(el: Element, an: Analysis) -> bool:

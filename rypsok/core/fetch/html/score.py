@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rypsok.core.fetch.html.attributes import attr, is_main_marker
+from rypsok.core.fetch.html.attributes import attr, is_main_marker, links_away
 from rypsok.core.fetch.html.tree import Element, Text
 from rypsok.core.fetch.html.vocabulary import (
     BLOCK,
@@ -50,6 +50,9 @@ _SHELL_TEXT = 200
 _SHELL_SHARE = 2
 # The single <main> is the readable part when it holds a third of the text (step 4).
 _MAIN_SHARE = 3
+# A best region inside the single <main> with under 1/_MAIN_PART of its
+# unlinked text gives way to the main (step 4).
+_MAIN_PART = 2
 # Multipliers of a region's score when the page names it as its content
 # (step 3): <main> or role=main most, <article> less (a page may hold several),
 # a content class/id token least (the most often wrong). Enough to win over a
@@ -125,7 +128,7 @@ def measure(body: Element) -> Analysis:
                 main = main or has_main[c]
                 is_rich = is_rich or c in rich
         text_len[el] = n
-        unlinked[el] = 0 if el.name == "a" and not (attr(el, "href") or "#").startswith("#") else u
+        unlinked[el] = 0 if links_away(el) else u
         has_main[el] = main
         if is_rich:
             rich.add(el)
@@ -206,8 +209,7 @@ def score_blocks(an: Analysis) -> None:
             if c in removed:
                 continue
             negative = frame.negative or c in an.chrome or c in an.comments
-            href = attr(c, "href") or "#" if c.name == "a" else "#"
-            child_link = in_link or not href.startswith("#")
+            child_link = in_link or links_away(c)
             block_of[c] = c if c.name in BLOCK else block_of[el]
             push(c, child_link, negative, frame.in_code or c.name in INLINE_CODE)
             continue
@@ -292,6 +294,17 @@ def choose(an: Analysis) -> tuple[Element, bool]:
             floor = max(floor, value - _CLIMB_SLACK)
         prev = cur
         cur = cur.parent
+    # The page's single <main> holds the content; a best region with under
+    # half of its prose is one section of it (a landing page, a product page
+    # with its specifications beside the description): take the main.
+    if (
+        region is not body
+        and node is not region
+        and _inside(node, region)
+        and an.unlinked[node] * _MAIN_PART < an.unlinked[region]
+        and an.clean[region] > 0
+    ):
+        node = region
     # A listing: the best article is a small part of a page of links.
     if (
         an.plain_len[node] * _LISTING_SHARE < an.plain_len[region]
@@ -299,6 +312,15 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     ):
         return region, False
     return node, True
+
+
+def _inside(el: Element, container: Element) -> bool:
+    cur = el.parent
+    while cur is not None:
+        if cur is container:
+            return True
+        cur = cur.parent
+    return False
 
 
 def _region(an: Analysis) -> Element:

@@ -182,7 +182,7 @@ CHROME_TOKENS: Final = _words(
     " share sharing social sharebar related recommended recommendations promo promoted ad"
     " ads advert advertisement advertising adsense sponsor sponsored subscribe"
     " subscription signup outbrain taboola trending popular mostread pagination pager"
-    " tagcloud"
+    " tagcloud signature postprofile"
 )
 # Substrings of a class/id that mark chrome inside a longer token ("leftsidebar").
 CHROME_STEMS: Final = _stems(
@@ -207,8 +207,17 @@ MEDIA_STEMS: Final = ("caption", "gallery", "slideshow", "carousel", "lightbox")
 META_TOKENS: Final = _words(
     "byline byl author authors dateline date dates datestamp timestamp time pubdate"
     " published updated posted meta postmeta entrymeta tags tag categories category share"
-    " sharing"
+    " sharing likes"
 )
 META_STEMS: Final = _stems("byline dateline timestamp datestamp pubdate postedon posted-on author")
 # itemprop values (schema.org) of an article's metadata.
-META_PROPS: Final = ("author", "datepublished", "datemodified", "datecreated")
+META_PROPS: Final = (
+    "author",
+    "datepublished",
+    "datemodified",
+    "datecreated",
+    "interactionstatistic",
+)
+# Words of a class/id that name a skip link ("skip to content"): with a link to
+# a place on the page, an accessibility shortcut, not content.
+SKIP_STEM: Final = "skip"
