@@ -683,3 +683,22 @@ def test_req_ctx_005_a_page_a_script_reveals_is_read_and_a_hidden_box_stays_out(
         f"<div aria-hidden='true'><article><p>ARIA-HIDDEN {PARA}</p><p>{PARA}</p></article></div>"
     )
     assert "ARIA-HIDDEN" not in md(page("<p>Visible words.</p>" + aria))
+
+
+def test_req_fetch_002_a_landing_page_is_read_from_its_main_not_one_section() -> None:
+    # One section of prose and nine of short feature lines inside the page's
+    # <main>: the prose is the best region but holds under half of the main's
+    # text, so the main is the content (its short lines cost a little each).
+    lead = f"<section><h2>Why us</h2><p>LEAD {PARA}</p><p>{PARA}</p><p>{PARA}</p></section>"
+    features = "".join(
+        f"<section><h2>Part {i}</h2><ul>"
+        + "".join(f"<li>FEATURE-{i} line number {j} here.</li>" for j in range(7))
+        + "</ul></section>"
+        for i in range(9)
+    )
+    footer_links = "".join(f"<a href='/x{i}'>Company link {i}</a> " for i in range(20))
+    out = md(page(f"<main>{lead}{features}</main><div class='bottom'>{footer_links}</div>"))
+    assert "LEAD" in out
+    for i in range(9):
+        assert f"FEATURE-{i} line number 6 here." in out
+    assert "Company link" not in out
