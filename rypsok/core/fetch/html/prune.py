@@ -20,6 +20,7 @@ from rypsok.core.fetch.html.score import (
 )
 from rypsok.core.fetch.html.tree import Element, Text
 from rypsok.core.fetch.html.vocabulary import (
+    AUTHOR_STEMS,
     BLOCK,
     CHROME_ELEMENTS,
     CHROME_ROLES,
@@ -84,6 +85,14 @@ def _is_hidden(el: Element) -> bool:
 def _is_skip_link(el: Element) -> bool:
     href = attr(el, "href") or ""
     return el.name == "a" and href.startswith("#") and SKIP_STEM in class_tokens(el)[1]
+
+
+def _is_author_box(el: Element, an: Analysis) -> bool:
+    """A box about the author (a photo, a short biography, links to their
+    pages), longer than a byline: not the article, in any language."""
+    if not (el.attributes.get("class") or el.attributes.get("id")):
+        return False
+    return any(s in class_tokens(el)[1] for s in AUTHOR_STEMS)
 
 
 def _is_page_tool(el: Element, an: Analysis) -> bool:
@@ -249,6 +258,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             or promo
             or (minor and _is_media(el, an, total))
             or (line <= _META_LEN and _is_meta(el, an))
+            or (minor and _is_author_box(el, an))
             or _is_page_tool(el, an)
             or (minor and _is_teasers(el, an))
         ):

@@ -17,6 +17,7 @@ from rypsok.core.fetch.html.vocabulary import (
     CANDIDATES,
     HEADING_LEVELS,
     INLINE_CODE,
+    MAIN_ELEMENTS,
     RICH,
     SCRIPT_FALLBACK,
 )
@@ -115,8 +116,10 @@ def measure(body: Element) -> Analysis:
     for el in _elements_postorder(body):
         n = 0
         u = 0
-        main = is_main_marker(el)
-        is_rich = el.name in RICH
+        name = el.name
+        # Only <main>, <article> and elements with attributes can be markers.
+        main = is_main_marker(el) if el.attributes or name in MAIN_ELEMENTS else False
+        is_rich = name in RICH
         for c in el.children:
             if isinstance(c, Text):
                 t = len(c.data.strip())
@@ -128,11 +131,11 @@ def measure(body: Element) -> Analysis:
                 main = main or has_main[c]
                 is_rich = is_rich or c in rich
         text_len[el] = n
-        unlinked[el] = 0 if links_away(el) else u
+        unlinked[el] = 0 if name == "a" and links_away(el) else u
         has_main[el] = main
         if is_rich:
             rich.add(el)
-        if el.name in SCRIPT_FALLBACK and n >= _SHELL_TEXT:
+        if name in SCRIPT_FALLBACK and n >= _SHELL_TEXT:
             fallback += n
     an.shell = fallback * _SHELL_SHARE > text_len[body]
     return an

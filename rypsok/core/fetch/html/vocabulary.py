@@ -210,6 +210,11 @@ META_TOKENS: Final = _words(
     " sharing likes"
 )
 META_STEMS: Final = _stems("byline dateline timestamp datestamp pubdate postedon posted-on author")
+# Substrings of a class/id of a box about the author (biography, photo, links).
+AUTHOR_STEMS: Final = _stems(
+    "author-bio authorbio author-box authorbox author-info author-desc author-profile"
+    " saboxplugin aboutauthor about-author"
+)
 # itemprop values (schema.org) of an article's metadata.
 META_PROPS: Final = (
     "author",

@@ -702,3 +702,15 @@ def test_req_fetch_002_a_landing_page_is_read_from_its_main_not_one_section() ->
     for i in range(9):
         assert f"FEATURE-{i} line number 6 here." in out
     assert "Company link" not in out
+
+
+def test_req_fetch_002_an_author_box_after_the_article_is_cut() -> None:
+    # A biography box is longer than a byline; its class says what it is in
+    # any language the page is written in.
+    bio = (
+        "<div class='author-box'><img src='/me.jpg' alt='Portrait'>"
+        f"<p>BIO Ich schreibe seit zehn Jahren über Gärten und Balkone. {PARA}</p>"
+        "<a href='/autor/anna'>Alle Beiträge</a></div>"
+    )
+    out = md(page(f"<article><h1>Beete</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p>{bio}</article>"))
+    assert PARA in out and "BIO" not in out
