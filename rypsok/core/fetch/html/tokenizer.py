@@ -175,9 +175,10 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
     state: Callable[[], bool]  # the current state's method, as in html5lib
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        if self.xhtml:
-            yield from self._xhtml_tokens()
-            return
+        tokens = self._tokens()
+        return self._xhtml_tokens(tokens) if self.xhtml else tokens
+
+    def _tokens(self) -> Iterator[dict[str, Any]]:
         queue: deque[dict[str, Any]] = deque()
         self.tokenQueue = queue
         stream = self.stream
@@ -189,38 +190,25 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
                 if token["type"] != _PARSE_ERROR:
                     yield token
 
-    def _xhtml_tokens(self) -> Iterator[dict[str, Any]]:
-        queue: deque[dict[str, Any]] = deque()
-        self.tokenQueue = queue
-        stream = self.stream
-        while self.state():
-            if stream.errors:
-                stream.errors.clear()
-            while queue:
-                token = queue.popleft()
-                kind = token["type"]
-                if kind == _PARSE_ERROR:
-                    continue
-                yield token
-                # The parser has taken the token when the generator resumes: a
-                # slash it did not acknowledge (it does for void and foreign
-                # elements) left open an element that XML says is empty. Where it
-                # ignored the start tag (a stray <body/>, a <br/> in a <select>), it
-                # ignores this end tag too (</br> never reaches the in-body rule).
-                if (
-                    kind == _START_TAG
-                    and token["selfClosing"]
-                    and not token["selfClosingAcknowledged"]
-                ):
-                    yield {
-                        "type": _END_TAG,
-                        "name": token["name"],
-                        "data": [],
-                        "selfClosing": False,
-                    }
-                    # <script/>, <title/>, <textarea/> ... switched the tokenizer to a
-                    # raw-text state that would read the rest of the page as their text.
-                    self.state = self.dataState
+    def _xhtml_tokens(self, tokens: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for token in tokens:
+            kind = token["type"]
+            yield token
+            # The parser has taken the token when the generator resumes: a
+            # slash it did not acknowledge (it does for void and foreign
+            # elements) left open an element that XML says is empty. Where it
+            # ignored the start tag (a stray <body/>, a <br/> in a <select>), it
+            # ignores this end tag too (</br> never reaches the in-body rule).
+            if kind == _START_TAG and token["selfClosing"] and not token["selfClosingAcknowledged"]:
+                yield {
+                    "type": _END_TAG,
+                    "name": token["name"],
+                    "data": [],
+                    "selfClosing": False,
+                }
+                # <script/>, <title/>, <textarea/> ... switched the tokenizer to a
+                # raw-text state that would read the rest of the page as their text.
+                self.state = self.dataState
 
     def markupDeclarationOpenState(self) -> bool:
         # html5lib reads "<![CDATA[" as a section only in SVG or MathML; XHTML
