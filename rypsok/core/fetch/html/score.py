@@ -47,7 +47,7 @@ _LISTING_SHARE = 6
 # A page whose <noscript> elements of at least _SHELL_TEXT characters hold
 # more than 1/_SHELL_SHARE of its text is a shell: they are its content
 # (step 1). Elsewhere a <noscript> is removed (REQ-CTX-005).
-_SHELL_TEXT = 200
+_SHELL_TEXT = 160
 _SHELL_SHARE = 2
 # The single <main> is the readable part when it holds a third of the text (step 4).
 _MAIN_SHARE = 3
