@@ -90,9 +90,12 @@ def _is_skip_link(el: Element) -> bool:
 def _is_author_box(el: Element, an: Analysis) -> bool:
     """A box about the author (a photo, a short biography, links to their
     pages), longer than a byline: not the article, in any language."""
-    if not (el.attributes.get("class") or el.attributes.get("id")):
+    cls = attr(el, "class") or ""
+    ident = attr(el, "id") or ""
+    if not (cls or ident):
         return False
-    return any(s in class_tokens(el)[1] for s in AUTHOR_STEMS)
+    joined = f"{cls} {ident}".lower()
+    return any(s in joined for s in AUTHOR_STEMS)
 
 
 def _is_page_tool(el: Element, an: Analysis) -> bool:
@@ -133,7 +136,7 @@ def classify(an: Analysis) -> None:
             elif (
                 name in NOT_CONTENT
                 or (_is_hidden(el) and not _revealed(an, el, total))
-                or _is_skip_link(el)
+                or (name == "a" and _is_skip_link(el))
             ):
                 an.removed.add(el)
                 continue

@@ -212,7 +212,7 @@ def score_blocks(an: Analysis) -> None:
             if c in removed:
                 continue
             negative = frame.negative or c in an.chrome or c in an.comments
-            child_link = in_link or links_away(c)
+            child_link = in_link or (c.name == "a" and links_away(c))
             block_of[c] = c if c.name in BLOCK else block_of[el]
             push(c, child_link, negative, frame.in_code or c.name in INLINE_CODE)
             continue
