@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rypsok.core.fetch.html.attributes import attr, class_tokens, is_main_marker
+from rypsok.core.fetch.html.attributes import attr, class_tokens, is_main_marker, links_away
 from rypsok.core.fetch.html.score import (
     ARTICLE_BONUS,
     MAIN_BONUS,
@@ -66,12 +66,16 @@ _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a hea
 # --------------------------------------------------------------------------- step 2: classify
 
 
+def _aria_hidden(el: Element) -> bool:
+    aria = el.attributes.get("aria-hidden")
+    return isinstance(aria, str) and aria.strip().lower() == "true"
+
+
 def _is_hidden(el: Element) -> bool:
     attrs = el.attributes
     if "hidden" in attrs:
         return True
-    aria = attrs.get("aria-hidden")
-    if isinstance(aria, str) and aria.strip().lower() == "true":
+    if _aria_hidden(el):
         return True
     style = attrs.get("style")
     if isinstance(style, str) and _HIDDEN_STYLE.search(style):
@@ -115,8 +119,7 @@ def _revealed(an: Analysis, el: Element, total: int) -> bool:
     aria-hidden is not a script's doing: it always hides."""
     if an.text_len[el] * _REVEAL_SHARE <= total * (_REVEAL_SHARE - 1):
         return False
-    aria = el.attributes.get("aria-hidden")
-    return not (isinstance(aria, str) and aria.strip().lower() == "true")
+    return not _aria_hidden(el)
 
 
 def classify(an: Analysis) -> None:
@@ -308,7 +311,7 @@ def _is_promo(el: Element, an: Analysis) -> bool:
         if node is not el and node in an.removed:
             continue
         in_bold = in_bold or node.name in STRONG
-        if node.name == "a" and not (attr(node, "href") or "#").startswith("#"):
+        if links_away(node):
             in_link = True
         stack.extend((c, in_link, in_bold) for c in reversed(node.children))
     if not bold_linked == linked > 0:
