@@ -429,5 +429,18 @@ class _Renderer:
 def write_markdown(root: Element, removed: set[Element], cut: set[Element], base: str) -> str:
     """``root`` as Markdown, without the ``removed`` and ``cut`` elements; links
     resolved against ``base``. Blocks are separated by one blank line."""
-    blocks = _Renderer(removed, base, cut).render(root)
-    return "\n\n".join(b.strip("\n") for b in blocks if b.strip())
+    blocks = [b.strip("\n") for b in _Renderer(removed, base, cut).render(root) if b.strip()]
+    return "\n\n".join(_without_trailing_headings(blocks))
+
+
+# A heading's line: a heading longer than this is a paragraph marked up wrongly.
+_HEADING = re.compile(r"#{1,6} [^\n]{1,80}$")
+
+
+def _without_trailing_headings(blocks: list[str]) -> list[str]:
+    """Headings left at the end head sections whose content was cut (a "More on
+    this" box after its links went): they go, unless headings are all there is."""
+    end = len(blocks)
+    while end and _HEADING.match(blocks[end - 1]):
+        end -= 1
+    return blocks[:end] or blocks

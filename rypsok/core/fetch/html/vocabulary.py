@@ -99,8 +99,14 @@ SCRIPT_FALLBACK: Final = frozenset({"noscript"})
 # Dropped by the tree builder as it builds them (tree.parse_html).
 DROPPED_WHILE_PARSING: Final = NEVER_RENDERED - SCRIPT_FALLBACK
 
+# A ruby annotation: the reading printed over a character (furigana). Run into
+# the line it doubles each annotated word ("子こども"), so the base text alone is kept.
+RUBY_ANNOTATIONS: Final = frozenset({"rt", "rp"})
+
 # Dropped by the extractor with everything inside: never rendered, or not content.
-NOT_CONTENT: Final = NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS
+NOT_CONTENT: Final = (
+    NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS | RUBY_ANNOTATIONS
+)
 
 # The snippet scanner (rypsok.core.boundary.markup) skips these elements'
 # content up to their end tag: a browser shows none of it as text. Beside what

@@ -714,3 +714,27 @@ def test_req_fetch_002_an_author_box_after_the_article_is_cut() -> None:
     )
     out = md(page(f"<article><h1>Beete</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p>{bio}</article>"))
     assert PARA in out and "BIO" not in out
+
+
+def test_req_fetch_002_a_heading_left_at_the_end_goes_with_its_cut_links() -> None:
+    # "More on this" keeps its heading when its link list is cut as chrome; a
+    # heading with nothing after it tells the reader nothing. Headings alone stay.
+    related = (
+        "<h3>WEITERE Beiträge</h3><ul class='related'>"
+        + "".join(f"<li><a href='/p{i}'>Teaser {i}</a></li>" for i in range(5))
+        + "</ul>"
+    )
+    out = md(
+        page(f"<article><h1>Beete</h1><p>{PARA}</p><h2>Mulch</h2><p>{PARA}</p>{related}</article>")
+    )
+    assert out.startswith("# Beete") and "## Mulch" in out
+    assert "WEITERE" not in out and out.endswith(PARA)
+    only = md(page("<main><h2>Live TV</h2><h2>Sports</h2></main>"))
+    assert only == "## Live TV\n\n## Sports"
+
+
+def test_req_fetch_002_ruby_readings_are_not_run_into_the_text() -> None:
+    # Furigana printed over a word would double it inline ("子こども").
+    ruby = "<ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>ども<ruby>法律<rt>ほうりつ</rt></ruby>"
+    out = md(page(f"<article><p>{ruby}ができました。{JAPANESE}</p></article>"))
+    assert out.startswith("子ども法律ができました。")
