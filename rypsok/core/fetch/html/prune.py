@@ -112,6 +112,23 @@ def _is_page_tool(el: Element, an: Analysis) -> bool:
     return "/edit/" in path or path.endswith("/edit") or "action=edit" in href
 
 
+# An <input> of these types asks for the reader's own address or account: a
+# plain "text" box may be a quantity in a shop's form, so it does not count.
+_TEXT_INPUTS = frozenset({"email", "password"})
+
+
+def _asks_for_text(form: Element) -> bool:
+    """A form to write in (a comment, a newsletter sign-up, a log-in): its labels
+    and notes are for writing, not reading. A form of choices (a product's
+    options and quantity, a post rendered inside a form) is read."""
+    for el in form.iter_elements():
+        if el.name == "textarea":
+            return True
+        if el.name == "input" and (attr(el, "type") or "").strip().lower() in _TEXT_INPUTS:
+            return True
+    return False
+
+
 def _revealed(an: Analysis, el: Element, total: int) -> bool:
     """A hidden box holding nearly all of the page's text is the page itself, kept
     hidden until a script shows it (a preloader's wrapper, a streamed part
@@ -150,6 +167,7 @@ def classify(an: Analysis) -> None:
             if not holds_main and (
                 (name in CHROME_ELEMENTS and not (name == "header" and in_article))
                 or role in CHROME_ROLES
+                or (name == "form" and not big and _asks_for_text(el))
             ):
                 an.removed.add(el)
                 continue

@@ -738,3 +738,27 @@ def test_req_fetch_002_ruby_readings_are_not_run_into_the_text() -> None:
     ruby = "<ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>ども<ruby>法律<rt>ほうりつ</rt></ruby>"
     out = md(page(f"<article><p>{ruby}ができました。{JAPANESE}</p></article>"))
     assert out.startswith("子ども法律ができました。")
+
+
+def test_req_fetch_002_a_form_to_write_in_is_not_content_a_form_of_choices_is() -> None:
+    # A listing is read whole, comment boxes and all; a form to write in
+    # (here a newsletter sign-up) still goes, a shop's form of choices stays.
+    cards = "".join(
+        f"<div class='card'><h3><a href='/item/{i}'>Item {i}</a></h3><p>Short note {i}.</p></div>"
+        for i in range(8)
+    )
+    signup = (
+        "<div class='comments'><form class='letter'><p>NOTE We send two letters a"
+        " month; your address is never shared.</p><label>E-mail</label>"
+        "<input type='email' name='m'><textarea name='c'></textarea></form></div>"
+    )
+    buy = (
+        "<form class='cart'><p>OPTIONS Velvet in four colours, linen in two.</p>"
+        "<input type='radio' name='colour'><input type='text' name='qty'>"
+        "<input type='submit' value='Add'></form>"
+    )
+    out = md(page(f"<div>{cards}{buy}{signup}</div>"))
+    assert "Short note 7." in out and "OPTIONS" in out
+    assert "NOTE" not in out
+    whole = md(page(f"<form><p>{PARA}</p><input type='email' name='m'><p>{PARA}</p></form>"))
+    assert whole.count(PARA) == 2
