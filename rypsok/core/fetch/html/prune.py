@@ -17,6 +17,7 @@ from rypsok.core.fetch.html.score import (
     MAIN_BONUS,
     TOKEN_BONUS,
     Analysis,
+    is_link_list,
 )
 from rypsok.core.fetch.html.tree import Element, Text
 from rypsok.core.fetch.html.vocabulary import (
@@ -40,7 +41,6 @@ from rypsok.core.fetch.html.vocabulary import (
     SCRIPT_FALLBACK,
     SKIP_STEM,
     STRONG,
-    TEXT_LEAVES,
 )
 
 __all__ = ["classify", "cuts"]
@@ -260,16 +260,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             line = an.kept_len[el]
         minor = an.positive[el] * 2 < total
         hinted = (el in an.chrome or el in an.comments) and minor
-        score = an.clean[el]  # its comment boxes are judged on their own
-        link_list = (
-            score < 0
-            and el.name in BLOCK
-            and el.name not in TEXT_LEAVES
-            and el not in an.rich
-            and an.links[el] * 4 > an.kept_len[el]
-            and an.positive[el] < -score * 4
-            and el not in titled
-        )
+        link_list = is_link_list(an, el) and el not in titled
         promo = (
             el.name == "p"
             and an.kept_len[el] < _PROMO_LEN

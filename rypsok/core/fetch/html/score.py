@@ -20,6 +20,7 @@ from rypsok.core.fetch.html.vocabulary import (
     MAIN_ELEMENTS,
     RICH,
     SCRIPT_FALLBACK,
+    TEXT_LEAVES,
 )
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "TOKEN_BONUS",
     "Analysis",
     "choose",
+    "is_link_list",
     "measure",
     "score_blocks",
 ]
@@ -41,6 +43,8 @@ _LINK_COST = 2.0  # each character of link text costs this much: menus lose to p
 _MIN_ARTICLE = 120  # a best region scoring below this (one short paragraph) is not an article
 _IMAGE_LINK = 10  # link characters a linked image counts for: a picture menu is still a menu
 _CLIMB_SLACK = 30  # an enclosing element may cost this much and still be taken (a title)
+# A box with under 1/_PROSE_LINKS of its text in links is prose (step 4).
+_PROSE_LINKS = 5
 # A best region with under a sixth of the readable part's plain text, and a
 # score under twice _MIN_ARTICLE, is one item of a listing (step 4).
 _LISTING_SHARE = 6
@@ -287,14 +291,27 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     boxes = an.comments
     value = an.score[best]
     floor = value - _CLIMB_SLACK
+    # The same value with the link lists beside the path left out, as the
+    # article's cuts will leave them. A container is also taken when, so
+    # counted, it gains a paragraph and the prose beside the path is at least
+    # the best region's own (paragraphs loose in a <main> between and after
+    # boxes of "read also" links, the lead alone in its header).
+    loose = value
+    loose_floor = value + _MIN_ARTICLE
     node = best
     prev = best
     cur = best.parent
     while cur is not None and cur is not body and cur in an.score:
-        value += clean[cur] - (0.0 if prev in boxes else clean[prev])
-        if value >= floor:
+        step = clean[cur] - (0.0 if prev in boxes else clean[prev])
+        value += step
+        prose, lists, items = _beside(an, cur, prev)
+        loose += step - lists
+        if value >= floor or (
+            not items and loose >= loose_floor and prose >= max(an.score[best], _MIN_ARTICLE)
+        ):
             node = cur
             floor = max(floor, value - _CLIMB_SLACK)
+            loose_floor = max(loose_floor, loose + _MIN_ARTICLE)
         prev = cur
         cur = cur.parent
     # The page's single <main> holds the content; a best region with under
@@ -315,6 +332,40 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     ):
         return region, False
     return node, True
+
+
+def _beside(an: Analysis, parent: Element, prev: Element) -> tuple[float, float, bool]:
+    """Of ``parent``'s children beside ``prev``: the score of the prose boxes,
+    the score of the link lists, and whether ``prev`` is one of a run of like
+    cards (same tag and class, a linked title): a listing's items, not parts
+    of one article."""
+    kind = (prev.name, attr(prev, "class")) if an.cards[prev] else None
+    prose = lists = 0.0
+    items = False
+    for c in parent.children:
+        if not isinstance(c, Element) or c is prev or c in an.comments or c not in an.clean:
+            continue
+        items = items or (c.name, attr(c, "class")) == kind
+        score = an.clean[c]
+        if score > 0 and an.links[c] * _PROSE_LINKS < an.kept_len[c]:
+            prose += score
+        elif is_link_list(an, c):
+            lists += score
+    return prose, lists, items
+
+
+def is_link_list(an: Analysis, el: Element) -> bool:
+    """A block of links with little prose (a menu, a box of "read also"
+    links): cut from an article. Its comment boxes are judged on their own."""
+    score = an.clean.get(el, 0.0)
+    return (
+        score < 0
+        and el.name in BLOCK
+        and el.name not in TEXT_LEAVES
+        and el not in an.rich
+        and an.links[el] * 4 > an.kept_len[el]
+        and an.positive[el] < -score * 4
+    )
 
 
 def _inside(el: Element, container: Element) -> bool:

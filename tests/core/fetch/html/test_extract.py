@@ -762,3 +762,42 @@ def test_req_fetch_002_a_form_to_write_in_is_not_content_a_form_of_choices_is() 
     assert "NOTE" not in out
     whole = md(page(f"<form><p>{PARA}</p><input type='email' name='m'><p>{PARA}</p></form>"))
     assert whole.count(PARA) == 2
+
+
+def _teaser_box(i: int) -> str:
+    links = "".join(
+        f"<li><a href='/story/{i}-{k}'>Another story headline {i}-{k}</a></li>" for k in range(6)
+    )
+    return f"<div class='box'><h4><a href='/more/{i}'>READ ALSO {i}</a></h4><ul>{links}</ul></div>"
+
+
+def test_req_fetch_002_paragraphs_beside_teaser_boxes_are_one_article() -> None:
+    # The lead sits in its own header, the body's paragraphs are loose in the
+    # same container with boxes of links between and after them: the boxes
+    # cost more than the header alone is worth, yet the paragraphs are the story.
+    lead = (
+        "<header class='headline'><h1>Vote put off</h1>"
+        f"<div class='lead'><p>LEAD {PARA}</p><p>{PARA}</p></div></header>"
+    )
+    body = "".join(f"<p>BODY-{i} {PARA}</p>" + (_teaser_box(i) if i % 2 else "") for i in range(6))
+    tail = "".join(_teaser_box(10 + i) for i in range(4))
+    out = md(page(f"<main>{lead}{body}{tail}</main><div class='side'>{_teaser_box(99)}</div>"))
+    assert "LEAD" in out
+    for i in range(6):
+        assert f"BODY-{i}" in out
+    assert "READ ALSO" not in out and "Another story" not in out
+
+
+def test_req_fetch_002_a_run_of_like_cards_is_not_climbed_as_one_article() -> None:
+    # One card with a long summary scores best; its like siblings are the
+    # listing's other items, not the rest of an article to take and cut.
+    def card(i: int, text: str) -> str:
+        return f"<article class='row'><h3><a href='/course/{i}'>Course {i}</a></h3><p>{text}</p></article>"
+
+    cards = card(0, f"FIRST {PARA} {PARA}") + "".join(
+        card(i, f"ITEM-{i} {PARA}") for i in range(1, 7)
+    )
+    filters = "".join(_teaser_box(i) for i in range(3))
+    out = md(page(f"<div class='list'>{filters}{cards}</div>"))
+    for i in range(1, 7):
+        assert f"ITEM-{i}" in out
