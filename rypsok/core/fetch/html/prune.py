@@ -22,6 +22,7 @@ from rypsok.core.fetch.html.score import (
 from rypsok.core.fetch.html.tree import Element, Text
 from rypsok.core.fetch.html.vocabulary import (
     AUTHOR_STEMS,
+    BIO_TOKENS,
     BLOCK,
     CHROME_ELEMENTS,
     CHROME_ROLES,
@@ -41,6 +42,7 @@ from rypsok.core.fetch.html.vocabulary import (
     SCRIPT_FALLBACK,
     SKIP_STEM,
     STRONG,
+    WRITER_STEMS,
 )
 
 __all__ = ["classify", "cuts"]
@@ -94,12 +96,13 @@ def _is_skip_link(el: Element) -> bool:
 def _is_author_box(el: Element, an: Analysis) -> bool:
     """A box about the author (a photo, a short biography, links to their
     pages), longer than a byline: not the article, in any language."""
-    cls = attr(el, "class") or ""
-    ident = attr(el, "id") or ""
-    if not (cls or ident):
+    if not (el.attributes.get("class") or el.attributes.get("id")):
         return False
-    joined = f"{cls} {ident}".lower()
-    return any(s in joined for s in AUTHOR_STEMS)
+    tokens, joined = class_tokens(el)
+    if any(s in joined for s in AUTHOR_STEMS):
+        return True
+    # "contributor-bio__text", "byline-author__bio": a biography of a writer.
+    return not tokens.isdisjoint(BIO_TOKENS) and any(s in joined for s in WRITER_STEMS)
 
 
 def _is_page_tool(el: Element, an: Analysis) -> bool:

@@ -221,6 +221,9 @@ AUTHOR_STEMS: Final = _stems(
     "author-bio authorbio author-box authorbox author-info author-desc author-profile"
     " saboxplugin aboutauthor about-author"
 )
+# A biography token on a box whose class also names a writer is an author box.
+BIO_TOKENS: Final = _words("bio bios biography")
+WRITER_STEMS: Final = _stems("author contributor writer")
 # itemprop values (schema.org) of an article's metadata.
 META_PROPS: Final = (
     "author",

@@ -801,3 +801,17 @@ def test_req_fetch_002_a_run_of_like_cards_is_not_climbed_as_one_article() -> No
     out = md(page(f"<div class='list'>{filters}{cards}</div>"))
     for i in range(1, 7):
         assert f"ITEM-{i}" in out
+
+
+def test_req_fetch_002_a_writers_biography_box_is_cut_whatever_its_prefix() -> None:
+    # "contributor-bio__bio", "site-author-tooltip__bio": a biography token
+    # beside a word for the writer marks the same box as "author-bio".
+    for cls in ("contributor-bio__bio", "mntl-author-tooltip__bio"):
+        bio = f"<div class='{cls}'><p>BIO Jo covers energy and has written for three papers. {PARA}</p></div>"
+        out = md(
+            page(f"<article><h1>Grid</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p>{bio}</article>")
+        )
+        assert PARA in out and "BIO" not in out
+    biology = f"<div class='bio-section'><p>CELLS {PARA}</p></div>"
+    out = md(page(f"<article><h1>Cells</h1><p>{PARA}</p><p>{PARA}</p>{biology}</article>"))
+    assert "CELLS" in out
