@@ -30,6 +30,7 @@ from typing import Any
 
 from html5lib._tokenizer import HTMLTokenizer
 from html5lib.constants import namespaces as _NAMESPACES
+from html5lib.constants import tokenTypes
 from html5lib.html5parser import HTMLParser
 from html5lib.treebuilders import base as _base
 
@@ -255,7 +256,10 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
 
     def __init__(self, budget: _Budget) -> None:
         self._budget = budget
-        self._name_tuples: dict[tuple[str | None, str], tuple[str, str]] = {}
+        # One name tuple per tag, not per element: HTML names keyed by the name
+        # alone, foreign ones by (namespace, name).
+        self._html_tuples: dict[str, tuple[str, str]] = {}
+        self._name_tuples: dict[tuple[str, str], tuple[str, str]] = {}
         super().__init__(False)  # HTML elements get namespace None
 
     def reset(self) -> None:
@@ -264,45 +268,102 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
         self._budget.nodes = 0
 
     def _element(self, token: dict[str, Any]) -> Element:
+        # Counted before it is made: at the node bound nothing more is built.
+        # (Budget.take written out: this runs once per element.)
+        budget = self._budget
+        nodes = budget.nodes = budget.nodes + 1
+        if nodes > budget.max_nodes:
+            raise _Cut
+        if budget.cancel is not None and nodes % _CANCEL_EVERY_NODES == 0:
+            budget.check_cancel()
         name: str = token["name"]
         namespace: str | None = token.get("namespace")
-        self._budget.take()
+        if namespace is None:
+            name_tuple = self._html_tuples.get(name)
+            if name_tuple is None:
+                name_tuple = self._html_tuples[name] = (HTML_NAMESPACE, name)
+            cls = _Dropped if name in DROPPED else Element
+            return cls(name_tuple[1], None, token["data"], name_tuple)
         key = (namespace, name)
         name_tuple = self._name_tuples.get(key)
-        if name_tuple is None:  # one tuple and one name string per tag, not per element
+        if name_tuple is None:
             name_tuple = self._name_tuples[key] = (namespace or HTML_NAMESPACE, name)
-        cls = _Dropped if namespace is None and name in DROPPED else Element
-        return cls(name_tuple[1], namespace, token["data"], name_tuple)
-
-    def _room(self) -> None:
-        # The open-element stack is the insertion depth (html is level 1);
-        # keeping it within max_depth is also what keeps html5lib linear.
-        if len(self.openElements) >= self._budget.max_depth:
-            raise _Cut
-
-    def _push(self, parent: Element, element: Element, before: Element | None) -> Element:
-        if not isinstance(element, _Dropped):
-            parent.insertBefore(element, before)
-        self.openElements.append(element)
-        return element
+        return Element(name_tuple[1], namespace, token["data"], name_tuple)
 
     def createElement(self, token: dict[str, Any]) -> Element:
         return self._element(token)
 
     def insertRoot(self, token: dict[str, Any]) -> None:
-        self._room()
-        self._push(self.document, self._element(token), None)
+        self._insert(self.document, token, None)
 
     def insertElementNormal(self, token: dict[str, Any]) -> Element:
-        self._room()
-        return self._push(self.openElements[-1], self._element(token), None)
+        # The common case, written out (no _insert call): once per element.
+        open_elements = self.openElements
+        # The open-element stack is the insertion depth (html is level 1);
+        # keeping it within max_depth is also what keeps html5lib linear.
+        if len(open_elements) >= self._budget.max_depth:
+            raise _Cut
+        element = self._element(token)
+        if type(element) is not _Dropped:
+            open_elements[-1].appendChild(element)
+        open_elements.append(element)
+        return element
 
     def insertElementTable(self, token: dict[str, Any]) -> Element:
         if self.openElements[-1].name not in _TABLE_MODE:
             return self.insertElementNormal(token)
-        self._room()
         parent, before = self.getTableMisnestedNodePosition()
-        return self._push(parent, self._element(token), before)
+        return self._insert(parent, token, before)
+
+    def _insert(self, parent: Element, token: dict[str, Any], before: Element | None) -> Element:
+        if len(self.openElements) >= self._budget.max_depth:
+            raise _Cut
+        element = self._element(token)
+        if type(element) is not _Dropped:
+            parent.insertBefore(element, before)
+        self.openElements.append(element)
+        return element
+
+    def insertText(self, data: str, parent: Element | None = None) -> None:
+        # html5lib's own, without its property lookups, and with the common case
+        # (text at the end of a kept element, outside table fostering) written out.
+        if parent is None:
+            parent = self.openElements[-1]
+        if self._insertFromTable and self.openElements[-1].name in _TABLE_MODE:
+            parent, before = self.getTableMisnestedNodePosition()
+            parent.insertText(data, before)
+            return
+        if type(parent) is _Dropped:
+            return
+        children = parent.children
+        if children:
+            last = children[-1]
+            if type(last) is Text:
+                last.append(data)
+                return
+        self._budget.take()
+        text = Text(data)
+        text.parent = parent
+        children.append(text)
+
+    def elementInScope(self, target: Element | str, variant: str | None = None) -> bool:
+        # html5lib's own, with the per-node tests it repeats hoisted out of the loop.
+        elements, invert = _SCOPES[variant]
+        if isinstance(target, str):
+            wanted = (HTML_NAMESPACE, target)
+            for node in reversed(self.openElements):
+                name_tuple = node.nameTuple
+                if name_tuple == wanted:
+                    return True
+                if (name_tuple in elements) is not invert:
+                    return False
+        else:
+            for node in reversed(self.openElements):
+                if node is target:
+                    return True
+                if (node.nameTuple in elements) is not invert:
+                    return False
+        raise AssertionError("no scope boundary on the open-element stack")
 
     def insertComment(self, token: dict[str, Any], parent: Element | None = None) -> None:
         self._budget.take()
@@ -312,6 +373,7 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
 
 
 _TABLE_MODE: frozenset[str] = frozenset(_base.tableInsertModeElements)
+_SCOPES: dict[str | None, tuple[frozenset[tuple[str, str]], bool]] = _base.listElementsMap
 
 
 # The stop sets of the tokenizer's text states (data, RCDATA, RAWTEXT, script,
@@ -351,6 +413,16 @@ def _bounded_chars_until(stream: Any) -> Callable[..., str]:
     return chars_until
 
 
+_CHARACTERS: int = tokenTypes["Characters"]
+_SPACE_CHARACTERS: int = tokenTypes["SpaceCharacters"]
+_START_TAG: int = tokenTypes["StartTag"]
+_END_TAG: int = tokenTypes["EndTag"]
+_COMMENT: int = tokenTypes["Comment"]
+_DOCTYPE: int = tokenTypes["Doctype"]
+# Start tags that stay in foreign content at a MathML text integration point.
+_MATHML_TEXT_KEEPS: frozenset[str] = frozenset(["mglyph", "malignmark"])
+
+
 class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
     xhtml: bool = False  # the page was served as XHTML: FastTokenizer's XML rules
 
@@ -358,6 +430,71 @@ class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
         # html5lib keeps every parse error with its line and column: memory
         # that grows with a malformed page, and a scan of the chunk for each.
         return None
+
+    def mainLoop(self) -> None:
+        # html5lib's own loop, for a parser that ignores parse errors (the
+        # tokenizer drops them) and builds HTML elements without a namespace:
+        # the phase is the current one whenever the current node is HTML, and
+        # only foreign content pays for the integration-point tests.
+        tree = self.tree
+        open_elements = tree.openElements  # tree.reset replaces it: read per call
+        phases = self.phases
+        in_foreign = phases["inForeignContent"]
+        for first in self.tokenizer:
+            token = first
+            while token is not None:
+                kind = token["type"]
+                if not open_elements or open_elements[-1].namespace is None:
+                    phase = self.phase
+                else:
+                    # html5lib reads the names from the tokenizer's token, not a reprocessed one.
+                    phase = self._foreign_phase(open_elements[-1], kind, first, in_foreign)
+                if kind == _CHARACTERS:
+                    token = phase.processCharacters(token)
+                elif kind == _START_TAG:
+                    token = phase.processStartTag(token)
+                elif kind == _END_TAG:
+                    token = phase.processEndTag(token)
+                elif kind == _SPACE_CHARACTERS:
+                    token = phase.processSpaceCharacters(token)
+                elif kind == _COMMENT:
+                    token = phase.processComment(token)
+                elif kind == _DOCTYPE:
+                    token = phase.processDoctype(token)
+                else:
+                    token = None
+        # The end of input, as html5lib processes it.
+        reprocess = True
+        seen = []
+        while reprocess:
+            seen.append(self.phase)
+            reprocess = self.phase.processEOF()
+            if reprocess:
+                assert self.phase not in seen
+
+    def _foreign_phase(self, node: Any, kind: int, token: dict[str, Any], in_foreign: Any) -> Any:
+        """html5lib's choice of phase when the current node is SVG or MathML."""
+        if (
+            (
+                self.isMathMLTextIntegrationPoint(node)
+                and (
+                    (kind == _START_TAG and token["name"] not in _MATHML_TEXT_KEEPS)
+                    or kind in (_CHARACTERS, _SPACE_CHARACTERS)
+                )
+            )
+            or (
+                node.namespace == _NAMESPACES["mathml"]
+                and node.name == "annotation-xml"
+                and kind == _START_TAG
+                and token["name"] == "svg"
+            )
+            or (
+                self.isHTMLIntegrationPoint(node)
+                and kind in (_START_TAG, _CHARACTERS, _SPACE_CHARACTERS)
+            )
+        ):
+            return self.phase
+        return in_foreign
 
     def reset(self) -> None:
         # Called once the tokenizer exists, and again on a restart.
