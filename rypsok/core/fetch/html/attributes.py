@@ -23,6 +23,10 @@ def class_tokens(el: Element) -> tuple[set[str], str]:
     cls = attr(el, "class") or ""
     ident = attr(el, "id") or ""
     joined = f"{cls} {ident}".lower()
+    if ":" in joined:
+        # A utility class with a variant ("print:hidden", "md:flex") says how
+        # the box looks in some state, not what it is.
+        joined = " ".join(w for w in joined.split() if ":" not in w)
     return set(_TOKEN_SPLIT.split(joined)), joined
 
 

@@ -188,7 +188,7 @@ CHROME_TOKENS: Final = _words(
     " share sharing social sharebar related recommended recommendations promo promoted ad"
     " ads advert advertisement advertising adsense sponsor sponsored subscribe"
     " subscription signup outbrain taboola trending popular mostread pagination pager"
-    " tagcloud signature postprofile"
+    " tagcloud signature postprofile copyright disclaimer"
 )
 # Substrings of a class/id that mark chrome inside a longer token ("leftsidebar").
 CHROME_STEMS: Final = _stems(
@@ -213,7 +213,7 @@ MEDIA_STEMS: Final = ("caption", "gallery", "slideshow", "carousel", "lightbox")
 META_TOKENS: Final = _words(
     "byline byl author authors dateline date dates datestamp timestamp time pubdate"
     " published updated posted meta postmeta entrymeta tags tag categories category share"
-    " sharing likes"
+    " sharing likes topics keywords print"
 )
 META_STEMS: Final = _stems("byline dateline timestamp datestamp pubdate postedon posted-on author")
 # Substrings of a class/id of a box about the author (biography, photo, links).

@@ -815,3 +815,28 @@ def test_req_fetch_002_a_writers_biography_box_is_cut_whatever_its_prefix() -> N
     biology = f"<div class='bio-section'><p>CELLS {PARA}</p></div>"
     out = md(page(f"<article><h1>Cells</h1><p>{PARA}</p><p>{PARA}</p>{biology}</article>"))
     assert "CELLS" in out
+
+
+def test_req_fetch_002_print_links_topic_rows_and_copyright_lines_are_cut() -> None:
+    tools = (
+        "<a class='recipe-print' href='/print/9'>PRINT-ME</a>"
+        "<div class='news-topics'>TOPICS: Ehrenamt, Jugend</div>"
+        "<div class='copyright-note'><p>COPYRIGHT Vervielfältigung nur mit Genehmigung.</p></div>"
+        "<div class='disclaimer'><p>DISCLAIMER The views are the author's own.</p></div>"
+    )
+    out = md(page(f"<article><h1>Suppe</h1><p>{PARA}</p><p>{PARA}</p>{tools}</article>"))
+    assert out.count(PARA) == 2
+    for word in ("PRINT-ME", "TOPICS", "COPYRIGHT", "DISCLAIMER"):
+        assert word not in out
+
+
+def test_req_fetch_002_a_utility_class_variant_is_not_a_purpose() -> None:
+    # "print:hidden" styles a box for paper; it does not make it a print tool,
+    # and "md:sidebar-width" does not make a box a sidebar.
+    body = "".join(
+        f"<div class='mx-auto print:break-inside-avoid md:sidebar-width'><p>PART-{i} {PARA}</p></div>"
+        for i in range(4)
+    )
+    out = md(page(f"<article><h1>Docs</h1>{body}</article>"))
+    for i in range(4):
+        assert f"PART-{i}" in out
