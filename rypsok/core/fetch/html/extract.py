@@ -13,6 +13,7 @@ parse (``extraction_partial``).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -91,6 +92,9 @@ def extract(doc: ParsedDocument, base_url: str) -> Extracted:
     # On a listing the comments are the content; only chrome boxes go.
     cut = cuts(an, node) if article else {e for e in an.chrome if e is not node}
     markdown = write_markdown(node, an.removed, cut, _base(doc.root, base_url))
+    # One spelling for each character (NFC): a page may write "ড়" as one code
+    # point or as two, and a reader searching the text must find either.
+    markdown = unicodedata.normalize("NFC", markdown)
     return Extracted(title=title, markdown=markdown, partial=doc.partial)
 
 

@@ -840,3 +840,10 @@ def test_req_fetch_002_a_utility_class_variant_is_not_a_purpose() -> None:
     out = md(page(f"<article><h1>Docs</h1>{body}</article>"))
     for i in range(4):
         assert f"PART-{i}" in out
+
+
+def test_req_fetch_002_the_text_comes_in_one_normal_form() -> None:
+    # "é" written as e + combining acute, and Bengali "ড়" written as one code
+    # point, come back canonically composed (NFC): what a reader types matches.
+    out = md(page(f"<article><p>Cafe\u0301 sa\u09dc\u09c7 {PARA}</p></article>"))
+    assert out.startswith("Caf\u00e9 sa\u09a1\u09bc\u09c7 ")
