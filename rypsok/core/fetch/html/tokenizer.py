@@ -64,19 +64,29 @@ _SPACE_RUN = re.compile(r"[\t\n\f ]++")
 # to that chunk), white space included: there it is text, not a space token.
 _SPACES = frozenset("\t\n\f ")
 _RUN_GOES_ON = re.compile(r"[^&<\x00]++")
-_TAG_NAME = re.compile(r"[A-Za-z][^\t\n\f />\x00]*+")
 # One attribute after white space: a name, then optionally "=" and a value.
 # Whatever stops a match early (a character that is a parse error, an "&" in
 # an unquoted value, a quote run into the next name) is then neither white
-# space nor the tag's end, so _TAG_END fails there and html5lib takes the tag.
+# space nor the tag's end, so the whole tag fails there and html5lib takes it.
 _ATTRIBUTE = re.compile(
     r"[\t\n\f ]++"
     r"([^\t\n\f />\"'<=\x00][^\t\n\f />=\"'<\x00]*+)"
     r"(?:[\t\n\f ]*+=[\t\n\f ]*+"
     r"(?:\"([^\"\x00]*+)\"|'([^'\x00]*+)'|([^\t\n\f &>\"'=<`\x00]++)))?+"
 )
-_TAG_END = re.compile(r"[\t\n\f ]*+(/?)>")
-_END_TAG_END = re.compile(r"[\t\n\f ]*+>")
+# A start tag from its name to its ">": the name, the span of its attributes
+# (each as _ATTRIBUTE, without the groups; findall then splits the span as this
+# match did) and the "/" if any.
+_WHOLE_START_TAG = re.compile(
+    r"([A-Za-z][^\t\n\f />\x00]*+)"
+    r"((?:[\t\n\f ]++"
+    r"[^\t\n\f />\"'<=\x00][^\t\n\f />=\"'<\x00]*+"
+    r"(?:[\t\n\f ]*+=[\t\n\f ]*+"
+    r"(?:\"[^\"\x00]*+\"|'[^'\x00]*+'|[^\t\n\f &>\"'=<`\x00]++))?+)*+)"
+    r"[\t\n\f ]*+(/?)>"
+)
+# An end tag without attributes, from its "/" to its ">".
+_WHOLE_END_TAG = re.compile(r"/([A-Za-z][^\t\n\f />\x00]*+)[\t\n\f ]*+>")
 _DECIMAL = re.compile(r"[0-9]++")
 _HEXADECIMAL = re.compile(r"[0-9A-Fa-f]++")
 _AFTER_LEGACY_NAME = frozenset("0123456789=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
@@ -85,9 +95,22 @@ _AFTER_LEGACY_NAME = frozenset("0123456789=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijk
 _MAX_DIGITS = 8
 
 
+# Tag and attribute names as lowered, and one string object per name:
+# pages repeat a few dozen names, and html5lib's tables then compare them by
+# identity. Bounded: only short names, and emptied when full.
+_NAMES: dict[str, str] = {}
+_NAMES_KEPT = 1024
+_NAME_KEPT_LENGTH = 40
+
+
 def _lower(name: str) -> str:
     # html5lib lowers ASCII letters only; str.lower would also fold "İ".
-    return name.lower() if name.isascii() else name.translate(asciiUpper2Lower)
+    lowered = name.lower() if name.isascii() else name.translate(asciiUpper2Lower)
+    if len(name) <= _NAME_KEPT_LENGTH:
+        if len(_NAMES) >= _NAMES_KEPT:  # the common names come back at once
+            _NAMES.clear()
+        _NAMES[name] = lowered
+    return lowered
 
 
 def numeric_reference(number: str, radix: int) -> str:
@@ -322,45 +345,41 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
     def _tag(self, chunk: str, at: int) -> bool:
         """Emit the tag starting at ``at`` (just after "<") if it is one of the
         well-formed cases; otherwise change nothing and answer False."""
-        if at < len(chunk) and chunk[at] == "/":
-            name = _TAG_NAME.match(chunk, at + 1)
-            if name is None:
-                return False
-            close = _END_TAG_END.match(chunk, name.end())
+        # One match reads a whole well-formed tag; its attributes, when it has
+        # any, are then read from the span the match found for them.
+        start = _WHOLE_START_TAG.match(chunk, at)
+        if start is None:
+            close = _WHOLE_END_TAG.match(chunk, at)
             if close is None:
                 return False
+            raw = close.group(1)
             token: dict[str, Any] = {
                 "type": _END_TAG,
-                "name": _lower(name.group()),
+                "name": _NAMES.get(raw) or _lower(raw),
                 "data": [],
                 "selfClosing": False,
             }
         else:
-            name = _TAG_NAME.match(chunk, at)
-            if name is None:
-                return False
+            close = start
+            raw, listed, slash = start.groups()
             attributes: dict[str, str] = {}
-            position = name.end()
-            while (attribute := _ATTRIBUTE.match(chunk, position)) is not None:
-                key, double, single, bare = attribute.groups()
-                key = _lower(key)
-                if key not in attributes:  # the first of duplicates wins
-                    if double is not None:
-                        value = _attribute_value(double, '"') if "&" in double else double
-                    elif single is not None:
-                        value = _attribute_value(single, "'") if "&" in single else single
-                    else:
-                        value = bare or ""
-                    attributes[key] = value
-                position = attribute.end()
-            close = _TAG_END.match(chunk, position)
-            if close is None:
-                return False
+            if listed:
+                # findall gives "" for a group that took no part: an empty value either way.
+                for key, double, single, bare in _ATTRIBUTE.findall(listed):
+                    key = _NAMES.get(key) or _lower(key)
+                    if key not in attributes:  # the first of duplicates wins
+                        if double:
+                            value = _attribute_value(double, '"') if "&" in double else double
+                        elif single:
+                            value = _attribute_value(single, "'") if "&" in single else single
+                        else:
+                            value = bare
+                        attributes[key] = value
             token = {
                 "type": _START_TAG,
-                "name": _lower(name.group()),
+                "name": _NAMES.get(raw) or _lower(raw),
                 "data": attributes,
-                "selfClosing": bool(close.group(1)),
+                "selfClosing": bool(slash),
                 "selfClosingAcknowledged": False,
             }
         self.stream.chunkOffset = close.end()
