@@ -205,7 +205,34 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
         queue: deque[dict[str, Any]] = deque()
         self.tokenQueue = queue
         stream = self.stream
-        while self.state():
+        while True:
+            # The commonest tokens of the data state (a text or white-space run,
+            # a well-formed tag) are made here and handed over at once, as
+            # dataState would make them; everything else takes the state method
+            # and the queue.
+            if self.state.__func__ is _DATA_STATE and not self._run_cut:  # type: ignore[attr-defined]
+                at: int = stream.chunkOffset
+                if at < stream.chunkSize:
+                    chunk: str = stream.chunk
+                    first = chunk[at]
+                    fast: dict[str, Any] | None = None
+                    if first == "<":
+                        fast = self._tag(chunk, at + 1)
+                    elif first != "&" and first != "\x00":
+                        run = _SPACE_RUN.match(chunk, at)
+                        if run is not None:
+                            fast = {"type": _SPACE_CHARACTERS, "data": run.group()}
+                        else:
+                            run = _TEXT_RUN.match(chunk, at)
+                            assert run is not None  # the first character is neither of the above
+                            fast = {"type": _CHARACTERS, "data": run.group()}
+                            self._run_cut = run.end() - at == 1 and run.end() >= stream.chunkSize
+                        stream.chunkOffset = run.end()
+                    if fast is not None:
+                        yield fast
+                        continue
+            if not self.state():
+                return
             if stream.errors:
                 stream.errors.clear()
             while queue:
@@ -313,7 +340,9 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
                 stream.chunkOffset = run.end()
                 return True
         if first == "<":
-            if self._tag(chunk, at + 1):
+            tag = self._tag(chunk, at + 1)
+            if tag is not None:
+                self.tokenQueue.append(tag)
                 return True
             stream.chunkOffset = at + 1
             self.state = self.tagOpenState
@@ -342,16 +371,17 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
         stream.chunkOffset = run.end()
         return True
 
-    def _tag(self, chunk: str, at: int) -> bool:
-        """Emit the tag starting at ``at`` (just after "<") if it is one of the
-        well-formed cases; otherwise change nothing and answer False."""
+    def _tag(self, chunk: str, at: int) -> dict[str, Any] | None:
+        """The token of the tag starting at ``at`` (just after "<") if it is one
+        of the well-formed cases, the stream then past it; otherwise None, and
+        nothing changed."""
         # One match reads a whole well-formed tag; its attributes, when it has
         # any, are then read from the span the match found for them.
         start = _WHOLE_START_TAG.match(chunk, at)
         if start is None:
             close = _WHOLE_END_TAG.match(chunk, at)
             if close is None:
-                return False
+                return None
             raw = close.group(1)
             token: dict[str, Any] = {
                 "type": _END_TAG,
@@ -384,5 +414,8 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
             }
         self.stream.chunkOffset = close.end()
         self.currentToken = token
-        self.tokenQueue.append(token)
-        return True
+        return token
+
+
+# The data state's method, which _tokens does the common work of.
+_DATA_STATE = FastTokenizer.dataState

@@ -545,17 +545,19 @@ def _prune_deep(root: Document, max_depth: int) -> bool:
     """Remove elements deeper than max_depth. html5lib's adoption agency can
     move subtrees under a new parent, so the stack bound alone does not fix
     the depth of the finished tree. Returns True when something was removed."""
+    # Level by level: one list per depth costs less than a (node, depth) pair
+    # per element; ``level`` ends as the elements at depth max_depth.
+    level: list[Element] = [root]
+    for _depth in range(max_depth):
+        level = [c for node in level for c in node.children if isinstance(c, Element)]
+        if not level:
+            return False
     pruned = False
-    stack: list[tuple[Element, int]] = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth == max_depth:
-            kept: list[Element | Text] = [c for c in node.children if isinstance(c, Text)]
-            if len(kept) != len(node.children):
-                node.children = kept
-                pruned = True
-            continue
-        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Element))
+    for node in level:
+        kept: list[Element | Text] = [c for c in node.children if type(c) is Text]
+        if len(kept) != len(node.children):
+            node.children = kept
+            pruned = True
     return pruned
 
 
