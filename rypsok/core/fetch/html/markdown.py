@@ -430,17 +430,21 @@ def write_markdown(root: Element, removed: set[Element], cut: set[Element], base
     """``root`` as Markdown, without the ``removed`` and ``cut`` elements; links
     resolved against ``base``. Blocks are separated by one blank line."""
     blocks = [b.strip("\n") for b in _Renderer(removed, base, cut).render(root) if b.strip()]
-    return "\n\n".join(_without_trailing_headings(blocks))
+    return "\n\n".join(_without_trailing_leftovers(blocks))
 
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.
 _HEADING = re.compile(r"#{1,6} [^\n]{1,80}$")
+# A block that is one short link and nothing else.
+_LONE_LINK = re.compile(r"\[[^\n\]]{1,60}\]\([^\s)]*\)$")
 
 
-def _without_trailing_headings(blocks: list[str]) -> list[str]:
-    """Headings left at the end head sections whose content was cut (a "More on
-    this" box after its links went): they go, unless headings are all there is."""
+def _without_trailing_leftovers(blocks: list[str]) -> list[str]:
+    """What is left at the end once the content stopped: headings over sections
+    whose content was cut (a "More on this" box after its links went) and
+    lone links ("Back to the list", "Next article"). They go, unless they are
+    all there is."""
     end = len(blocks)
-    while end and _HEADING.match(blocks[end - 1]):
+    while end and (_HEADING.match(blocks[end - 1]) or _LONE_LINK.match(blocks[end - 1])):
         end -= 1
     return blocks[:end] or blocks

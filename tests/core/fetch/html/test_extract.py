@@ -716,19 +716,22 @@ def test_req_fetch_002_an_author_box_after_the_article_is_cut() -> None:
     assert PARA in out and "BIO" not in out
 
 
-def test_req_fetch_002_a_heading_left_at_the_end_goes_with_its_cut_links() -> None:
+def test_req_fetch_002_headings_and_lone_links_left_at_the_end_go() -> None:
     # "More on this" keeps its heading when its link list is cut as chrome; a
-    # heading with nothing after it tells the reader nothing. Headings alone stay.
+    # heading with nothing after it, or a lone "back to the list" link after
+    # the story, tells the reader nothing. Headings alone stay.
     related = (
         "<h3>WEITERE Beiträge</h3><ul class='related'>"
         + "".join(f"<li><a href='/p{i}'>Teaser {i}</a></li>" for i in range(5))
         + "</ul>"
     )
-    out = md(
-        page(f"<article><h1>Beete</h1><p>{PARA}</p><h2>Mulch</h2><p>{PARA}</p>{related}</article>")
-    )
+    back = "<p><a href='/news'>BACK to the list</a></p>"
+    body = f"<h1>Beete</h1><p>{PARA}</p><h2>Mulch</h2><p>{PARA}</p>{related}{back}"
+    out = md(page(f"<article>{body}</article>"))
     assert out.startswith("# Beete") and "## Mulch" in out
-    assert "WEITERE" not in out and out.endswith(PARA)
+    assert "WEITERE" not in out and "BACK" not in out and out.endswith(PARA)
+    inline = md(page(f"<article><p>{PARA}</p><p>See <a href='/r'>the report</a>.</p></article>"))
+    assert inline.endswith("See [the report](https://example.org/r).")
     only = md(page("<main><h2>Live TV</h2><h2>Sports</h2></main>"))
     assert only == "## Live TV\n\n## Sports"
 
