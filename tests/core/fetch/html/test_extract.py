@@ -207,9 +207,9 @@ def test_req_fetch_004_base_element_is_honoured() -> None:
 
 def test_req_fetch_004_images_give_their_alt_text_only() -> None:
     out = md(
-        page(f"""<article><p>{PARA}</p><p><img src="/cat.png" alt="A sleeping cat">
-      <img src="/spacer.gif" alt=""><img src="/x.png"></p>
-      <p><a href="/big"><img src="/dog.png" alt="A dog"></a></p></article>""")
+        page(f"""<article><p>{PARA}</p><p><a href="/big"><img src="/dog.png" alt="A dog"></a></p>
+      <p><img src="/cat.png" alt="A sleeping cat">
+      <img src="/spacer.gif" alt=""><img src="/x.png"></p></article>""")
     )
     assert "A sleeping cat" in out
     assert "cat.png" not in out and "spacer" not in out and "x.png" not in out
