@@ -62,6 +62,8 @@ _LABEL = 20  # "Related:", "Read more:"
 # page can hold half of it).
 _REVEAL_SHARE = 3
 _TOOL_LINE = 40  # an "edit this page" link is short
+# Regions beside the content, whose <article> elements are widgets.
+_SIDE_REGIONS = frozenset({"footer", "aside"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 
 
@@ -167,7 +169,11 @@ def classify(an: Analysis) -> None:
             holds_main = an.has_main[el]
             big = holds_main or an.text_len[el] * 2 > total
             role = (attr(el, "role") or "").strip().lower()
-            if not holds_main and (
+            # An <article> inside a footer or an aside is a widget ("About us",
+            # "Upcoming events"), not the page's article: those regions are
+            # kept for it only when they also hold most of the page.
+            shielded = holds_main and (name not in _SIDE_REGIONS or an.text_len[el] * 2 > total)
+            if not shielded and (
                 (name in CHROME_ELEMENTS and not (name == "header" and in_article))
                 or role in CHROME_ROLES
                 or (name == "form" and not big and _asks_for_text(el))

@@ -850,3 +850,17 @@ def test_req_fetch_002_the_text_comes_in_one_normal_form() -> None:
     # point, come back canonically composed (NFC): what a reader types matches.
     out = md(page(f"<article><p>Cafe\u0301 sa\u09dc\u09c7 {PARA}</p></article>"))
     assert out.startswith("Caf\u00e9 sa\u09a1\u09bc\u09c7 ")
+
+
+def test_req_fetch_002_an_article_widget_does_not_keep_a_footer_or_aside() -> None:
+    # Themes wrap each footer or sidebar widget in <article>; the region
+    # holding it is still a footer or an aside.
+    widget = "<article class='widget'><h3>Obmann</h3><p>WIDGET Direktor: Markus, Obmann: Fuchs</p></article>"
+    cards = "".join(
+        f"<div><h2><a href='/t/{i}'>Termin {i}</a></h2><p>Am {i}. Mai.</p></div>" for i in range(6)
+    )
+    out = md(page(f"<div>{cards}</div><aside>{widget}</aside><footer>{widget}</footer>"))
+    assert "Termin 5" in out and "WIDGET" not in out
+    # A footer that holds the page (broken markup) still reads.
+    whole = md(page(f"<footer><article><p>{PARA}</p><p>{PARA}</p></article></footer><p>Tiny.</p>"))
+    assert whole.count(PARA) == 2
