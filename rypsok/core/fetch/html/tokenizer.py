@@ -219,15 +219,7 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
                     if first == "<":
                         fast = self._tag(chunk, at + 1)
                     elif first != "&" and first != "\x00":
-                        run = _SPACE_RUN.match(chunk, at)
-                        if run is not None:
-                            fast = {"type": _SPACE_CHARACTERS, "data": run.group()}
-                        else:
-                            run = _TEXT_RUN.match(chunk, at)
-                            assert run is not None  # the first character is neither of the above
-                            fast = {"type": _CHARACTERS, "data": run.group()}
-                            self._run_cut = run.end() - at == 1 and run.end() >= stream.chunkSize
-                        stream.chunkOffset = run.end()
+                        fast = self._run(chunk, at)
                     if fast is not None:
                         yield fast
                         continue
@@ -360,16 +352,23 @@ class FastTokenizer(HTMLTokenizer):  # type: ignore[misc]  # html5lib has no stu
         if first == "\x00":
             result: bool = super().dataState()
             return result
+        self.tokenQueue.append(self._run(chunk, at))
+        return True
+
+    def _run(self, chunk: str, at: int) -> dict[str, Any]:
+        """The white-space or text run at ``at`` (not "<", "&" or NUL), the
+        stream then past it."""
+        stream = self.stream
         run = _SPACE_RUN.match(chunk, at)
         if run is not None:
-            self.tokenQueue.append({"type": _SPACE_CHARACTERS, "data": run.group()})
+            token = {"type": _SPACE_CHARACTERS, "data": run.group()}
         else:
             run = _TEXT_RUN.match(chunk, at)
             assert run is not None  # the first character is neither of the above
-            self.tokenQueue.append({"type": _CHARACTERS, "data": run.group()})
+            token = {"type": _CHARACTERS, "data": run.group()}
             self._run_cut = run.end() - at == 1 and run.end() >= stream.chunkSize
         stream.chunkOffset = run.end()
-        return True
+        return token
 
     def _tag(self, chunk: str, at: int) -> dict[str, Any] | None:
         """The token of the tag starting at ``at`` (just after "<") if it is one

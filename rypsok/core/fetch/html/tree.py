@@ -297,17 +297,7 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
         self._insert(self.document, token, None)
 
     def insertElementNormal(self, token: dict[str, Any]) -> Element:
-        # The common case, written out (no _insert call): once per element.
-        open_elements = self.openElements
-        # The open-element stack is the insertion depth (html is level 1);
-        # keeping it within max_depth is also what keeps html5lib linear.
-        if len(open_elements) >= self._budget.max_depth:
-            raise _Cut
-        element = self._element(token)
-        if type(element) is not _Dropped:
-            open_elements[-1].appendChild(element)
-        open_elements.append(element)
-        return element
+        return self._insert(self.openElements[-1], token, None)
 
     def insertElementTable(self, token: dict[str, Any]) -> Element:
         if self.openElements[-1].name not in _TABLE_MODE:
@@ -316,12 +306,15 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
         return self._insert(parent, token, before)
 
     def _insert(self, parent: Element, token: dict[str, Any], before: Element | None) -> Element:
-        if len(self.openElements) >= self._budget.max_depth:
+        open_elements = self.openElements
+        # The open-element stack is the insertion depth (html is level 1);
+        # keeping it within max_depth is also what keeps html5lib linear.
+        if len(open_elements) >= self._budget.max_depth:
             raise _Cut
         element = self._element(token)
         if type(element) is not _Dropped:
             parent.insertBefore(element, before)
-        self.openElements.append(element)
+        open_elements.append(element)
         return element
 
     def insertText(self, data: str, parent: Element | None = None) -> None:
