@@ -64,6 +64,9 @@ _REVEAL_SHARE = 3
 _TOOL_LINE = 40  # an "edit this page" link is short
 # Regions beside the content, whose <article> elements are widgets.
 _SIDE_REGIONS = frozenset({"footer", "aside"})
+# An <input> of these types asks for the reader's own address or account: a
+# plain "text" box may be a quantity in a shop's form, so it does not count.
+_TEXT_INPUTS = frozenset({"email", "password"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 
 
@@ -95,7 +98,7 @@ def _is_skip_link(el: Element) -> bool:
     return el.name == "a" and href.startswith("#") and SKIP_STEM in class_tokens(el)[1]
 
 
-def _is_author_box(el: Element, an: Analysis) -> bool:
+def _is_author_box(el: Element) -> bool:
     """A box about the author (a photo, a short biography, links to their
     pages), longer than a byline: not the article, in any language."""
     if not (el.attributes.get("class") or el.attributes.get("id")):
@@ -115,11 +118,6 @@ def _is_page_tool(el: Element, an: Analysis) -> bool:
     href = (attr(el, "href") or "").lower()
     path = href.split("?", 1)[0]
     return "/edit/" in path or path.endswith("/edit") or "action=edit" in href
-
-
-# An <input> of these types asks for the reader's own address or account: a
-# plain "text" box may be a quantity in a shop's form, so it does not count.
-_TEXT_INPUTS = frozenset({"email", "password"})
 
 
 def _asks_for_text(form: Element) -> bool:
@@ -167,12 +165,13 @@ def classify(an: Analysis) -> None:
                 continue
             # A box holding the article, or most of the page, is never chrome.
             holds_main = an.has_main[el]
-            big = holds_main or an.text_len[el] * 2 > total
+            most = an.text_len[el] * 2 > total
+            big = holds_main or most
             role = (attr(el, "role") or "").strip().lower()
             # An <article> inside a footer or an aside is a widget ("About us",
             # "Upcoming events"), not the page's article: those regions are
             # kept for it only when they also hold most of the page.
-            shielded = holds_main and (name not in _SIDE_REGIONS or an.text_len[el] * 2 > total)
+            shielded = holds_main and (name not in _SIDE_REGIONS or most)
             if not shielded and (
                 (name in CHROME_ELEMENTS and not (name == "header" and in_article))
                 or role in CHROME_ROLES
@@ -282,7 +281,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             or promo
             or (minor and _is_media(el, an, total))
             or (line <= _META_LEN and _is_meta(el, an))
-            or (minor and _is_author_box(el, an))
+            or (minor and _is_author_box(el))
             or _is_page_tool(el, an)
             or (minor and _is_teasers(el, an))
         ):

@@ -298,6 +298,7 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     # boxes of "read also" links, the lead alone in its header).
     loose = value
     loose_floor = value + _MIN_ARTICLE
+    enough_prose = max(value, _MIN_ARTICLE)
     node = best
     prev = best
     cur = best.parent
@@ -306,9 +307,7 @@ def choose(an: Analysis) -> tuple[Element, bool]:
         value += step
         prose, lists, items = _beside(an, cur, prev)
         loose += step - lists
-        if value >= floor or (
-            not items and loose >= loose_floor and prose >= max(an.score[best], _MIN_ARTICLE)
-        ):
+        if value >= floor or (not items and loose >= loose_floor and prose >= enough_prose):
             node = cur
             floor = max(floor, value - _CLIMB_SLACK)
             loose_floor = max(loose_floor, loose + _MIN_ARTICLE)
@@ -345,7 +344,8 @@ def _beside(an: Analysis, parent: Element, prev: Element) -> tuple[float, float,
     for c in parent.children:
         if not isinstance(c, Element) or c is prev or c in an.comments or c not in an.clean:
             continue
-        items = items or (c.name, attr(c, "class")) == kind
+        if kind is not None and not items:
+            items = (c.name, attr(c, "class")) == kind
         score = an.clean[c]
         if score > 0 and an.links[c] * _PROSE_LINKS < an.kept_len[c]:
             prose += score
