@@ -40,6 +40,8 @@ __all__ = [
 # article?") of "Finding the main content".
 _SHORT = 40  # a block with less unlinked text than this is a label, not prose
 _LINK_COST = 2.0  # each character of link text costs this much: menus lose to prose
+_READ_MORE = 20  # a "read more" link's text, at most
+_READ_MORE_BOX = 600  # a teaser card's text, at most
 _MIN_ARTICLE = 120  # a best region scoring below this (one short paragraph) is not an article
 _IMAGE_LINK = 10  # link characters a linked image counts for: a picture menu is still a menu
 _CLIMB_SLACK = 30  # an enclosing element may cost this much and still be taken (a title)
@@ -256,11 +258,39 @@ def score_blocks(an: Analysis) -> None:
                 pl += plain_len[c]
                 nc += cards[c]
                 nh += heads[c]
+        if not nc and nh and ln <= _READ_MORE_BOX and _leads_on(el, an):
+            nc = 1
         score[el], positive[el], links[el], kept_len[el] = s, p, lk, ln
         clean[el] = own_score
         plain_len[el] = pl
         cards[el] = nc
         heads[el] = nh
+
+
+def _leads_on(el: Element, an: Analysis) -> bool:
+    """A box with an unlinked title whose last child is a short link away
+    ("Read more..."): a teaser card, like one with a linked title."""
+    kept = [c for c in el.children if isinstance(c, Element) and c not in an.removed]
+    if any(isinstance(c, Text) and c.data.strip() for c in el.children) or len(kept) < 2:
+        return False
+    last = kept[-1]
+    if last.name != "a" or not links_away(last) or not 0 < an.text_len[last] <= _READ_MORE:
+        return False
+    # Cut short: the excerpt or the link trails off ("...", "…").
+    return any(_last_text(c).endswith(_TRAILING) for c in kept[-2:])
+
+
+_TRAILING = ("...", "\u2026", "[\u2026]")
+
+
+def _last_text(el: Element) -> str:
+    node: Element | Text = el
+    while isinstance(node, Element):
+        filled = [c for c in node.children if not isinstance(c, Text) or c.data.strip()]
+        if not filled:
+            return ""
+        node = filled[-1]
+    return node.data.strip()
 
 
 # --------------------------------------------------------------------------- pass 4: the choice

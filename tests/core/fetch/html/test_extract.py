@@ -864,3 +864,20 @@ def test_req_fetch_002_an_article_widget_does_not_keep_a_footer_or_aside() -> No
     # A footer that holds the page (broken markup) still reads.
     whole = md(page(f"<footer><article><p>{PARA}</p><p>{PARA}</p></article></footer><p>Tiny.</p>"))
     assert whole.count(PARA) == 2
+
+
+def test_req_fetch_002_teasers_that_trail_off_into_a_read_more_link_are_cut() -> None:
+    # A title that is not a link, a cut-short excerpt and "Read on...": a card
+    # that leads to another page, like one with a linked title.
+    cards = "".join(
+        f"<div><h3>OTHER-{i} story</h3><p>The start of another story about {i} \u2026</p>"
+        f"<a href='/news/{i}'>Read on...</a></div>"
+        for i in range(3)
+    )
+    story = f"<h1>Main</h1>{f'<p>{PARA}</p>' * 4}"
+    out = md(page(f"<article>{story}<div><h2>More</h2>{cards}</div></article>"))
+    assert out.count(PARA) == 4 and "OTHER-" not in out
+    # Feature boxes whose text is whole stay, even with a link at the end.
+    whole = cards.replace(" \u2026", ".").replace("Read on...", "Learn more")
+    kept = md(page(f"<article>{story}<div><h2>More</h2>{whole}</div></article>"))
+    assert "OTHER-2 story" in kept
