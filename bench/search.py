@@ -265,6 +265,7 @@ class BenchClient:
         connect_timeout_s: float,
         total_timeout_s: float,
         allow_http: bool = False,
+        engine: Any = None,
     ) -> Response:
         import anyio
 
