@@ -8,7 +8,6 @@ never query text, a URL path, page or provider text, or a secret.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import datetime
 import itertools
@@ -16,7 +15,6 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any, TextIO
 
 LEVELS = {"error": 40, "warn": 30, "info": 20, "debug": 10}
@@ -24,6 +22,8 @@ LEVELS = {"error": 40, "warn": 30, "info": 20, "debug": 10}
 _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 _caller: contextvars.ContextVar[str | None] = contextvars.ContextVar("caller", default=None)
 _sequence = itertools.count(1)
+# Built once: json.dumps with arguments builds an encoder for every line.
+_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
 
 
 class Logger:
@@ -50,7 +50,7 @@ class Logger:
             record["caller"] = caller
         record.update(fields)
         try:
-            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"), default=str)
+            line = _ENCODE(record)
         except (TypeError, ValueError):
             line = json.dumps({"timestamp": record["timestamp"], "level": level, "event": event})
         with self._lock:
@@ -74,9 +74,18 @@ class Logger:
         self.log("debug", event, **fields)
 
 
+# The last whole second and its text, swapped as one tuple (threads log too).
+_second: tuple[datetime.datetime | None, str] = (None, "")
+
+
 def _now() -> str:
+    global _second
     moment = datetime.datetime.now(datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    whole = moment.replace(microsecond=0)
+    second = _second
+    if second[0] != whole:  # strftime once a second, not once a line
+        second = _second = (whole, moment.strftime("%Y-%m-%dT%H:%M:%S."))
+    return f"{second[1]}{moment.microsecond // 1000:03d}Z"
 
 
 def new_request_id() -> str:
@@ -84,15 +93,22 @@ def new_request_id() -> str:
     return f"{int(time.time() * 1000):011x}-{next(_sequence):06x}"
 
 
-@contextlib.contextmanager
-def call_scope(caller: str, request_id: str | None = None) -> Iterator[str]:
-    """Every event logged inside carries this call's request_id and caller."""
-    rid = request_id or new_request_id()
-    token_id = _request_id.set(rid)
-    token_caller = _caller.set(caller)
-    try:
-        yield rid
-    finally:
+class call_scope:  # lower case: used like the function it replaced
+    """Every event logged inside carries this call's request_id and caller (a class,
+    not a generator: it runs on every call)."""
+
+    __slots__ = ("_caller", "_rid", "_tokens")
+
+    def __init__(self, caller: str, request_id: str | None = None) -> None:
+        self._caller = caller
+        self._rid = request_id or new_request_id()
+
+    def __enter__(self) -> str:
+        self._tokens = (_request_id.set(self._rid), _caller.set(self._caller))
+        return self._rid
+
+    def __exit__(self, *exc: object) -> None:
+        token_id, token_caller = self._tokens
         _request_id.reset(token_id)
         _caller.reset(token_caller)
 

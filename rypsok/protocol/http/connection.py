@@ -6,7 +6,10 @@ with the first byte of the next request or, after idle_timeout_s, with a silent
 close counted as idle_connection. The first byte starts the request's clock:
 request_timeout_s covers the head, the body, the handler and the response
 (408, or a close when the response has already begun); the head must also be
-complete within idle_timeout_s, else the same silent close. The head is
+complete within idle_timeout_s, else the same silent close. One reader task
+per connection does every read and hands the bytes to h11: the request loop
+waits for them, and while the SDK runs a call the same reader notices the
+client leaving (http.disconnect), with no task started per request. The head is
 bounded at LIM-H7 bytes (431) by looking at the bytes themselves, since h11
 alone bounds only a head that is still incomplete. The body is read whole
 (at most max_request_bytes, else 413) because the gate judges its JSON-RPC
@@ -90,9 +93,17 @@ class HttpConnection:
         self._client = client
         self._h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=HEAD_MAX + 4)
         self._response_started = False
+        self._held = b""  # a response head not yet written
         self._broken = False
         self._drain = False
         self._disconnected = anyio.Event()
+        # The reader's side: chunks handed to h11 so far, end of input seen, bytes
+        # read ahead since the request loop last caught up.
+        self._chunks = 0
+        self._eof = False
+        self._ahead = 0
+        self._arrival = anyio.Event()
+        self._room = anyio.Event()
         # Cancelled by the listener at shutdown while this connection waits for a request.
         self.idle_scope: anyio.CancelScope | None = None
 
@@ -100,9 +111,15 @@ class HttpConnection:
 
     async def serve(self) -> None:
         try:
-            await self._requests()
-        except Exception as exc:  # a defect of ours ends this connection, not the listener
-            log.error("http_connection_failed", error_type=type(exc).__name__, family=self._family)
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._read)
+                try:
+                    await self._requests()
+                except Exception as exc:  # a defect of ours ends this connection only
+                    log.error(
+                        "http_connection_failed", error_type=type(exc).__name__, family=self._family
+                    )
+                group.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 if self._drain and not self._broken:
@@ -124,21 +141,22 @@ class HttpConnection:
             self._h11.start_next_cycle()
             self._response_started = False
             self._disconnected = anyio.Event()
+            if self._eof:
+                self._disconnected.set()
+            self._ahead = 0
+            self._room.set()
 
     async def _first_bytes(self) -> bool:
         """Wait up to idle_timeout_s for the first byte of a request."""
         with anyio.move_on_after(self._ctx.idle_s) as scope:
             self.idle_scope = scope
-            data = await self._receive()
+            await self._more(self._chunks)
         self.idle_scope = None
         if scope.cancelled_caught:
             if not self._ctx.shutting_down.is_set():
                 counters.add("http", "refusals", "idle_connection")
             return False
-        if not data:
-            return False
-        self._h11.receive_data(data)
-        return True
+        return bool(self._h11.trailing_data[0])
 
     async def _request(
         self, deadline: float, head_deadline: float, protocol_deadline: float
@@ -215,11 +233,38 @@ class HttpConnection:
                 return None  # the client left halfway through its body
 
     async def _feed(self, deadline: float, *, request_clock: bool) -> None:
+        """Wait until the reader has handed h11 more bytes, or the end of input."""
         with anyio.move_on_after(max(0.0, deadline - anyio.current_time())) as scope:
-            data = await self._receive()
+            await self._more(self._chunks)
         if scope.cancelled_caught:
             raise _Timeout(request_clock)
-        self._h11.receive_data(data)  # b"" marks the end of input for h11
+
+    async def _more(self, seen: int) -> None:
+        while self._chunks == seen and not self._eof:
+            self._arrival = anyio.Event()
+            await self._arrival.wait()
+
+    async def _read(self) -> None:
+        """The connection's only reader: bytes to h11, the end of input to h11 and
+        to the request in flight; read-ahead bounded per request (pipelining)."""
+        bound = HEAD_MAX + self._ctx.policy.max_request_bytes
+        while True:
+            if self._ahead > bound:
+                # Enough read ahead: the socket's own buffer holds the rest.
+                self._room = anyio.Event()
+                await self._room.wait()
+                continue
+            data = await self._receive()
+            self._chunks += 1
+            if not data:
+                self._eof = True
+                self._h11.receive_data(b"")  # the end of input, for h11
+                self._disconnected.set()
+                self._arrival.set()
+                return
+            self._ahead += len(data)
+            self._h11.receive_data(data)
+            self._arrival.set()
 
     # ------------------------------------------------------------- the exchange
 
@@ -263,15 +308,12 @@ class HttpConnection:
         remaining = math.inf if unbounded else max(0.0, deadline - anyio.current_time())
         app = self._ctx.apps[admitted.caller]
         failed = False
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._watch_peer)
-            with anyio.move_on_after(remaining) as clock:
-                try:
-                    await app(scope, exchange.receive, exchange.send)
-                except Exception as exc:
-                    failed = True
-                    log.error("http_handler_failed", error_type=type(exc).__name__)
-            group.cancel_scope.cancel()
+        with anyio.move_on_after(remaining) as clock:
+            try:
+                await app(scope, exchange.receive, exchange.send)
+            except Exception as exc:
+                failed = True
+                log.error("http_handler_failed", error_type=type(exc).__name__)
         if (
             message is not None
             and admitted.has_session
@@ -309,19 +351,6 @@ class HttpConnection:
         if handoff.cancelled_caught:
             log.warn("http_cancel_late", family=self._family)
 
-    async def _watch_peer(self) -> None:
-        """Turn the client's end of input into http.disconnect; keep what it pipelines."""
-        held = 0
-        while True:
-            data = await self._receive()
-            if not data:
-                self._disconnected.set()
-                return
-            self._h11.receive_data(data)
-            held += len(data)
-            if held > HEAD_MAX + self._ctx.policy.max_request_bytes:
-                return  # enough read ahead: the socket's own buffer holds the rest
-
     # ----------------------------------------------------- the Wire of asgi.py
 
     @property
@@ -332,7 +361,8 @@ class HttpConnection:
         self._response_started = True
         if self._ctx.shutting_down.is_set():
             headers = [*headers, (b"connection", b"close")]
-        await self._send_event(
+        # Held until the first chunk: head and body leave in one write.
+        self._held = self._encode(
             h11.Response(status_code=status, headers=headers, reason=_phrase(status))
         )
 
@@ -342,15 +372,20 @@ class HttpConnection:
     async def end(self) -> None:
         await self._send_event(h11.EndOfMessage())
 
-    async def _send_event(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
+    def _encode(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> bytes:
         if self._broken:
-            return
+            return b""
         try:
-            data = self._h11.send(event)
+            return self._h11.send(event) or b""
         except h11.LocalProtocolError:
             self._broken = True
             self._disconnected.set()
-            return
+            return b""
+
+    async def _send_event(self, event: h11.Response | h11.Data | h11.EndOfMessage) -> None:
+        data = self._encode(event)
+        if self._held:
+            data, self._held = self._held + data, b""
         if data:
             await self._write(data)
 

@@ -92,10 +92,6 @@ def split_host(host: str) -> tuple[str, str | None]:
     return name, port
 
 
-def header_values(headers: Headers, name: bytes) -> list[bytes]:
-    return [value for key, value in headers if key == name]
-
-
 def request_path(target: bytes) -> bytes:
     """The path of an origin-form or absolute-form target; b"" for anything else."""
     if target.startswith(b"/"):
@@ -114,30 +110,35 @@ def check_head(
 ) -> Refusal | Admitted:
     if request_path(target) != MCP_PATH:
         return refusals.NOT_FOUND
-    caller = policy.auth.caller(header_values(headers, b"authorization"))
+    # One pass over the head: each rule below looks a name up instead of scanning.
+    index: dict[bytes, list[bytes]] = {}
+    for key, value in headers:
+        index.setdefault(key, []).append(value)
+    none: list[bytes] = []
+    caller = policy.auth.caller(index.get(b"authorization", none))
     if caller is None:
         return refusals.UNAUTHORIZED
-    declared = header_values(headers, b"content-length")
+    declared = index.get(b"content-length", none)
     if declared and int(declared[0]) > policy.max_request_bytes:  # h11 checked the digits
         return refusals.BODY_TOO_LARGE_DECLARED
-    hosts = header_values(headers, b"host")
+    hosts = index.get(b"host", none)
     if len(hosts) != 1 or not policy.host_allowed(_latin1(hosts[0])):
         return refusals.FORBIDDEN_HOST
-    origins = header_values(headers, b"origin")
+    origins = index.get(b"origin", none)
     if origins and (len(origins) > 1 or not policy.origin_allowed(_latin1(origins[0]))):
         return refusals.FORBIDDEN_ORIGIN
     if method == b"POST":
-        if not accepts_both(header_values(headers, b"accept")):
+        if not accepts_both(index.get(b"accept", none)):
             return refusals.NOT_ACCEPTABLE
-        if not is_json_media_type(header_values(headers, b"content-type")):
+        if not is_json_media_type(index.get(b"content-type", none)):
             return refusals.UNSUPPORTED_MEDIA_TYPE
-    versions = header_values(headers, b"mcp-protocol-version")
+    versions = index.get(b"mcp-protocol-version", none)
     version = _latin1(versions[0]) if versions else None
     modern = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
     return Admitted(
         caller=caller,
         modern=modern,
-        has_session=bool(header_values(headers, b"mcp-session-id")),
+        has_session=bool(index.get(b"mcp-session-id", none)),
         method=method,
     )
 
