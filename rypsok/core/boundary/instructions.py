@@ -15,7 +15,7 @@ from rypsok.core.boundary.unicode import (
     ZWJ,
     ZWNJ,
     _collapse_whitespace,
-    _suspicious,
+    _has_suspicious,
     is_invisible,
 )
 
@@ -65,6 +65,9 @@ _LATIN_LOOKALIKES: Final = str.maketrans(
         "\u0307": "",
     }
 )
+
+# Any character the table maps (all non-ASCII).
+_LOOKALIKE: Final = re.compile("[" + re.escape("".join(map(chr, _LATIN_LOOKALIKES))) + "]")
 
 _SEP = r"[\W_]+"
 # "previous instructions", "the above prompt": a scope that points back at
@@ -245,9 +248,23 @@ def _anchor_index(
     return anchors, tuple(a for a in anchors if a.isascii()), index
 
 
+def _non_ascii_letters(checks: tuple[Check, ...]) -> re.Pattern[str] | None:
+    """A class of every non-ASCII character of the anchors: text with none of them holds
+    no non-ASCII anchor, so the ASCII ones are all there is to test (one scan instead of a
+    substring test per anchor)."""
+    letters = sorted({ch for names, _ in checks for a in names for ch in a if not ch.isascii()})
+    return re.compile("[" + re.escape("".join(letters)) + "]") if letters else None
+
+
 def _any_match(text: str, checks: tuple[Check, ...]) -> bool:
-    anchors, ascii_anchors, index = _LATIN_INDEX if checks is _LATIN_CHECKS else _OTHER_INDEX
-    present = [a for a in (ascii_anchors if text.isascii() else anchors) if a in text]
+    latin = checks is _LATIN_CHECKS
+    anchors, ascii_anchors, index = _LATIN_INDEX if latin else _OTHER_INDEX
+    letters = _LATIN_LETTERS if latin else _OTHER_LETTERS
+    if not text.isascii() and letters is not None and letters.search(text) is not None:
+        pool = anchors
+    else:
+        pool = ascii_anchors
+    present = [a for a in pool if a in text]
     if not present:
         return False
     candidates = sorted({i for a in present for i in index[a]})
@@ -256,6 +273,8 @@ def _any_match(text: str, checks: tuple[Check, ...]) -> bool:
 
 _LATIN_INDEX: Final = _anchor_index(_LATIN_CHECKS)
 _OTHER_INDEX: Final = _anchor_index(_OTHER_CHECKS)
+_LATIN_LETTERS: Final = _non_ascii_letters(_LATIN_CHECKS)
+_OTHER_LETTERS: Final = _non_ascii_letters(_OTHER_CHECKS)
 
 
 _ROLE_LABEL: Final = re.compile(r"\b(?:human|user)\s*:")
@@ -267,7 +286,7 @@ def _normal_form(text: str) -> str:
     if not text.isascii():  # NFKC leaves ASCII as it is
         text = unicodedata.normalize("NFKC", text)
     # ASCII has invisible characters too (controls): only printable ASCII skips the filter.
-    if not (text.isascii() and text.isprintable()) and any(map(_suspicious, set(text))):
+    if not (text.isascii() and text.isprintable()) and _has_suspicious(text):
         text = "".join(
             ch
             for ch in text
@@ -289,11 +308,15 @@ def looks_like_instruction(text: str) -> bool:
     if not plain:
         return False
     # The look-alikes are all non-ASCII: ASCII text needs no translation.
-    latin = plain if plain.isascii() else plain.translate(_LATIN_LOOKALIKES)
+    # str.translate with a dict runs per character in Python terms: only text that holds
+    # a look-alike pays for it.
+    latin = plain if _LOOKALIKE.search(plain) is None else plain.translate(_LATIN_LOOKALIKES)
     if _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
         return True
     # A fake dialogue: a user's turn followed by an assistant's turn. Two
     # searches rather than one '.*' pattern, so the cost stays linear.
+    if ":" not in latin:  # both labels end in one
+        return False
     role = _ROLE_LABEL.search(latin)
     return role is not None and _ASSISTANT_LABEL.search(latin, role.end()) is not None
 

@@ -301,6 +301,62 @@ def _suspicious(ch: str) -> bool:
     return ch in _JOINERS or _is_variation_selector(ord(ch)) or is_invisible(ch)
 
 
+class _CharMemo(dict[str, bool]):
+    """A per-character answer, remembered: a hit is a dict lookup in C (`map` over a
+    text's characters calls no Python code), much cheaper than the lru_cache wrappers.
+    Bounded, so text made of ever new characters cannot grow it without end."""
+
+    __slots__ = ()
+
+    def __missing__(self, ch: str) -> bool:
+        answer = _suspicious(ch)
+        if len(self) < _MEMO_MAX:
+            self[ch] = answer
+        return answer
+
+
+_MEMO_MAX: Final = 8192
+_SUSPICIOUS: Final = _CharMemo()
+
+# The suspicious characters that str.isprintable() accepts: the default-ignorable and
+# selector code points outside the C and Z categories (CGJ, Hangul fillers, Khmer inherent
+# vowels, Mongolian and other variation selectors). Every other suspicious character is
+# Cc, Cs, Cf or a noncharacter (Cn), all of which isprintable() refuses.
+_PRINTABLE_SUSPICIOUS: Final[Ranges] = (
+    *_DEFAULT_IGNORABLE,
+    *((cp, cp) for cp in _VS_EMOJI),
+    *_VS_STANDARD,
+    *_VS_IDEOGRAPHIC,
+    *((cp, cp) for cp in sorted(_VS_MONGOLIAN)),
+)
+# Those of the BMP, or any character beyond it: a class of BMP characters alone is a
+# table lookup per character in the regex engine, where astral ranges are a scan of
+# the ranges; an astral character found is then judged exactly.
+_BMP_SUSPICIOUS_OR_ASTRAL: Final = re.compile(
+    "["
+    + "".join(
+        f"{re.escape(chr(lo))}-{re.escape(chr(min(hi, 0xFFFF)))}"
+        for lo, hi in _PRINTABLE_SUSPICIOUS
+        if lo <= 0xFFFF
+    )
+    + "]|[\U00010000-\U0010ffff]"
+)
+
+
+def _has_suspicious(text: str) -> bool:
+    """Whether any character of `text` is a joiner, a selector or invisible."""
+    if text.isprintable():
+        # The common case, decided in C: no C or Z character but the space.
+        if text.isascii():
+            return False
+        found = _BMP_SUSPICIOUS_OR_ASTRAL.search(text)
+        if found is None:
+            return False
+        if found.group() <= "\uffff":
+            return True
+    return any(map(_SUSPICIOUS.__getitem__, set(text)))
+
+
 _ISLAND_MARGIN: Final = 32
 _WHITESPACE_CONTROL_RUN: Final = re.compile(
     "[" + re.escape("".join(sorted(_WHITESPACE_CONTROLS))) + "]"
@@ -310,8 +366,7 @@ _WHITESPACE_CONTROL_RUN: Final = re.compile(
 def _remove_invisible(text: str) -> tuple[str, int]:
     if text.isascii() and text.isprintable():
         return text, 0  # the common case: nothing to look at
-    suspicious = {ch for ch in set(text) if _suspicious(ch)}
-    if not suspicious:
+    if not _has_suspicious(text):
         # Only visible characters and whitespace: the whitespace controls become
         # spaces, exactly as the passes below would make them.
         return _WHITESPACE_CONTROL_RUN.sub(" ", text), 0
@@ -322,7 +377,8 @@ def _remove_invisible(text: str) -> tuple[str, int]:
     # the cost follows the suspicious characters, not the length of the text.
     # Emoji extenders (skin tones, the keycap mark) join the islands too: a joiner's
     # verdict looks back over any run of them.
-    anchors = suspicious | {ch for ch in set(text) if _is_emoji_extender(ch)}
+    chars = set(text)
+    anchors = {ch for ch in chars if _SUSPICIOUS[ch] or _is_emoji_extender(ch)}
     pattern = re.compile("[" + re.escape("".join(sorted(anchors))) + "]")
     spans: list[list[int]] = []
     for match in pattern.finditer(text):
@@ -396,4 +452,8 @@ def _remove_invisible_passes(text: str) -> tuple[str, int]:
 
 
 def _collapse_whitespace(text: str) -> str:
-    return _WHITESPACE_RUN.sub(" ", text).strip(" ")
+    # str.split() splits on _WHITESPACE and on U+001C..U+001F, which are no whitespace
+    # here: only text without those may take the faster split and join.
+    if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
+        return _WHITESPACE_RUN.sub(" ", text).strip(" ")
+    return " ".join(text.split())

@@ -32,7 +32,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from rypsok.core.search.urls import DroppedUrl, DropReason, HostRules, NormalUrl, normalize
+from rypsok.core.search.urls import (
+    DroppedUrl,
+    DropReason,
+    HostMemo,
+    HostRules,
+    NormalUrl,
+    UrlResult,
+    normalize,
+)
 
 #: Reciprocal-rank constant: large enough that agreement between engines
 #: outweighs one engine's first place (two engines at rank 10 beat one at 1).
@@ -94,18 +102,10 @@ class Ranking:
     dropped: tuple[tuple[DropReason, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    engine: str
-    preference: int
-    rank: int
-    normal: NormalUrl
-    item: Observation
-
-    @property
-    def order(self) -> tuple[int, int, str]:
-        # (engine, rank) is unique, so this orders candidates totally.
-        return (self.rank, self.preference, self.engine)
+# One observation of a result: (rank, engine preference, engine, normalized URL,
+# observation). A plain tuple, so candidates sort in C by their first three fields, which
+# (engine, rank) makes unique: the comparison never reaches the last two.
+_Candidate = tuple[int, int, str, NormalUrl, Observation]
 
 
 def rank(
@@ -121,18 +121,28 @@ def rank(
     groups: dict[str, list[_Candidate]] = {}
     dropped: dict[DropReason, set[str]] = {}
     seen_engines: set[str] = set()
+    # One search's URLs share few hosts and often whole URLs: each is judged once here.
+    hosts: HostMemo = {}
+    normals: dict[str, UrlResult] = {}
     for answer in answers:
         if answer.engine in seen_engines:
             raise ValueError("an engine answered twice")
         seen_engines.add(answer.engine)
+        engine, preference = answer.engine, answer.preference
         for position, item in enumerate(answer.results, start=1):
-            normal = normalize(item.url, rules)
+            url = item.url
+            normal = normals.get(url)
+            if normal is None:
+                normal = normals[url] = normalize(url, rules, hosts)
             if isinstance(normal, DroppedUrl):
-                dropped.setdefault(normal.reason, set()).add(item.url)
+                dropped.setdefault(normal.reason, set()).add(url)
                 continue
-            groups.setdefault(normal.key, []).append(
-                _Candidate(answer.engine, answer.preference, position, normal, item)
-            )
+            candidate = (position, preference, engine, normal, item)
+            group = groups.get(normal.key)
+            if group is None:
+                groups[normal.key] = [candidate]
+            else:
+                group.append(candidate)
     merged = [_merge(key, candidates) for key, candidates in groups.items()]
     merged.sort(key=_total_order)
     return Ranking(
@@ -147,31 +157,46 @@ def fusion_score(ranks: Iterable[int]) -> int:
 
 
 def _merge(key: str, candidates: list[_Candidate]) -> tuple[RankedResult, _Candidate]:
-    ordered = sorted(candidates, key=lambda c: c.order)
+    if len(candidates) == 1:  # one engine, once: most results
+        lead = candidates[0]
+        rank, _, engine, normal, item = lead
+        single = RankedResult(
+            url=normal.url,
+            key=key,
+            title=item.title,
+            snippet=item.snippet,
+            date=item.date,
+            observations=(Seen(engine, rank),),
+            score=SCORE_SCALE // (RRF_K + rank),
+            engines=(engine,),
+            markup=item.markup,
+        )
+        return single, lead
+    ordered = sorted(candidates)
     lead = ordered[0]
     shown = lead
-    if not lead.normal.https:
-        shown = next((c for c in ordered if c.normal.https), lead)
+    if not lead[3].https:
+        shown = next((c for c in ordered if c[3].https), lead)
     best: dict[str, _Candidate] = {}
     preference: dict[str, int] = {}
     for candidate in ordered:  # ascending, so the first per engine is its best
-        best.setdefault(candidate.engine, candidate)
-        preference[candidate.engine] = candidate.preference
-    observations = tuple(Seen(c.engine, c.rank) for c in best.values())
+        best.setdefault(candidate[2], candidate)
+        preference[candidate[2]] = candidate[1]
+    item = lead[4]
     result = RankedResult(
-        url=shown.normal.url,
+        url=shown[3].url,
         key=key,
-        title=lead.item.title,
-        snippet=lead.item.snippet,
-        date=next((c.item.date for c in ordered if c.item.date is not None), None),
-        observations=observations,
-        score=fusion_score(c.rank for c in best.values()),
+        title=item.title,
+        snippet=item.snippet,
+        date=next((c[4].date for c in ordered if c[4].date is not None), None),
+        observations=tuple(Seen(c[2], c[0]) for c in best.values()),
+        score=fusion_score(c[0] for c in best.values()),
         engines=tuple(sorted(best, key=lambda e: (preference[e], e))),
-        markup=lead.item.markup,
+        markup=item.markup,
     )
     return result, lead
 
 
 def _total_order(entry: tuple[RankedResult, _Candidate]) -> tuple[int, int, int, str]:
     result, lead = entry
-    return (-result.score, lead.rank, lead.preference, result.key)
+    return (-result.score, lead[0], lead[1], result.key)

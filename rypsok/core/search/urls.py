@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from rypsok.core import limits
 from rypsok.core.net.egress import (
@@ -79,7 +79,6 @@ TRACKING_PARAMETERS: Final[frozenset[str]] = frozenset(
 #: Every parameter whose name starts with this prefix is a campaign tag.
 TRACKING_PREFIX: Final = "utm_"
 
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _DEFAULT_PORT: Final = {"http": 80, "https": 443}
 _PORT = re.compile(r"[0-9]{0,5}")
 _DECIMAL = re.compile(r"[0-9]+")
@@ -111,8 +110,7 @@ class DroppedUrl:
 UrlResult = NormalUrl | DroppedUrl
 
 
-@dataclass(frozen=True, slots=True)
-class _Parts:
+class _Parts(NamedTuple):  # a tuple: cheaper to build than a frozen dataclass
     scheme: str  # as written
     host: str  # as written, brackets included for IPv6
     port: str | None  # digits as written, "" for "host:", None without a colon
@@ -128,19 +126,33 @@ class _Parts:
 HostRules = Callable[[str], bool | None]
 
 
-def normalize(url: str, rules: HostRules | None = None) -> UrlResult:
+#: Host judgments already made, keyed by the host as written: one search's results
+#: share few hosts, and a judgment is a pure function of the host (see ``normalize``).
+HostMemo = dict[str, tuple[str, str] | None]
+
+_UNJUDGED: Final = ("", "")
+
+
+def normalize(url: str, rules: HostRules | None = None, hosts: HostMemo | None = None) -> UrlResult:
     """The returned URL and comparison key of an engine's URL, or why it is dropped.
 
     Never raises. Length is checked first (LIM-F9 in Unicode scalar values),
     on the engine's text and again on the returned URL, which an IDNA host
-    can make longer.
+    can make longer. `hosts`, when given, remembers the built-in judgment of each
+    host across calls (the caller keeps it for one search); it changes nothing but time.
     """
     if len(url) > URL_MAX_CHARS:
         return DroppedUrl("url_too_long")
     parts = _split(url)
     if parts is None:
         return DroppedUrl("url_invalid")
-    judged = _judge_host(parts.host)
+    if hosts is None:
+        judged = _judge_host(parts.host)
+    else:
+        known = hosts.get(parts.host, _UNJUDGED)
+        if known is _UNJUDGED:
+            known = hosts[parts.host] = _judge_host(parts.host)
+        judged = known
     if rules is not None:
         lenient = _lenient_host(parts.host)
         verdict = rules(lenient[0].strip("[]")) if lenient is not None else None
@@ -207,6 +219,13 @@ def refuses_host(host: str) -> bool:
 # -- splitting ---------------------------------------------------------------
 
 
+# scheme "://" authority (to the first "/", "?" or "#"), path (to the first "?" or "#"),
+# query (from the first "?" before any "#") and fragment (from the first "#").
+_URL: Final = re.compile(
+    r"([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?", re.DOTALL
+)
+
+
 def _split(url: str) -> _Parts | None:
     """The parts of an absolute http(s) URL with an authority, or None."""
     # Whitespace, controls, format characters (bidi, zero-width), surrogates,
@@ -216,32 +235,18 @@ def _split(url: str) -> _Parts | None:
         unicodedata.category(ch)[0] in "CZ" for ch in set(url)
     ):
         return None
-    match = _SCHEME.match(url)
-    if match is None or match.group(1).lower() not in _DEFAULT_PORT:
+    match = _URL.fullmatch(url)
+    if match is None:
         return None
-    rest = url[match.end() :]
-    if not rest.startswith("//"):
+    scheme, authority, path, query, fragment = match.groups()
+    if scheme.lower() not in _DEFAULT_PORT:
         return None
-    rest = rest[2:]
-    end = len(rest)
-    for delimiter in "/?#":
-        found = rest.find(delimiter)
-        if found != -1:
-            end = min(end, found)
-    authority, tail = rest[:end], rest[end:]
     if "@" in authority:  # userinfo: credentials are never shown
         return None
     host_port = _split_authority(authority)
     if host_port is None:
         return None
-    host, port = host_port
-    fragment: str | None = None
-    if "#" in tail:
-        tail, fragment = tail.split("#", 1)
-    query: str | None = None
-    if "?" in tail:
-        tail, query = tail.split("?", 1)
-    return _Parts(match.group(1), host, port, tail, query, fragment)
+    return _Parts(scheme, host_port[0], host_port[1], path, query, fragment)
 
 
 def _split_authority(authority: str) -> tuple[str, str | None] | None:
