@@ -11,7 +11,8 @@ from __future__ import annotations
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -19,10 +20,7 @@ from rypsok.core import limits, privacy
 from rypsok.core.config.settings import Config
 from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
-from rypsok.core.engines.limiter import ProviderLimiter
-from rypsok.core.engines.registry import driver_for
 from rypsok.core.fetch.errors import fetch_deadline
-from rypsok.core.fetch.pipeline import FetchService
 from rypsok.core.fetch.request import fetch_request
 from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import (
@@ -40,9 +38,12 @@ from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.tls import client_context
 from rypsok.core.ratelimit import ToolRateLimiter
-from rypsok.core.search.pipeline import SearchService
 from rypsok.core.search.request import search_request
 from rypsok.core.telemetry import call_scope, counters, log
+
+if TYPE_CHECKING:
+    from rypsok.core.fetch.pipeline import FetchService
+    from rypsok.core.search.pipeline import SearchService
 
 LOCAL_CALLER = "local"
 R = TypeVar("R")
@@ -83,7 +84,25 @@ class Rypsok:
             return OutboundClient(tls=trust, user_agent=agent, proxy=proxy)
 
         self.client = client or new_client(config.egress.proxy)
-        active = [e for e in config.engines if e.active]
+        self._new_client = new_client
+        self._fetch_client = fetch_client
+        self.parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
+        # One egress component for both profiles: the operator's rules, read once.
+        self.egress = egress_policy(config)
+        self.returned = ReturnedUrls(lim.strict_mode_urls)
+
+    # The two pipelines, their drivers and parsers are built by the first call that
+    # needs them: a session at rest holds none of it (LIM-M1), and the first call pays
+    # the imports within its budget.
+
+    @cached_property
+    def searches(self) -> SearchService:
+        from rypsok.core.engines.limiter import ProviderLimiter
+        from rypsok.core.engines.registry import driver_for
+        from rypsok.core.search.pipeline import SearchService
+
+        lim = self.config.limits
+        active = [e for e in self.config.engines if e.active]
         drivers = {e.id: driver_for(e) for e in active}
         limiters = {
             e.id: ProviderLimiter(
@@ -93,20 +112,21 @@ class Rypsok:
             )
             for e in active
         }
-        parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
-        # One egress component for both profiles: the operator's rules, read once.
-        egress = egress_policy(config)
-        self.searches = SearchService(
-            config, self.health, self.client, drivers, limiters, egress, parsing
+        return SearchService(
+            self.config, self.health, self.client, drivers, limiters, self.egress, self.parsing
         )
+
+    @cached_property
+    def fetches(self) -> FetchService:
+        from rypsok.core.fetch.pipeline import FetchService
+
         # Agent-directed requests: their own client, never through the engine proxy
         # (REQ-SEC-007), every address judged by the egress policy at connect time.
-        self.returned = ReturnedUrls(lim.strict_mode_urls)
-        self.fetches = FetchService(
-            config,
-            fetch_client or new_client(),
-            egress,
-            parsing,
+        return FetchService(
+            self.config,
+            self._fetch_client or self._new_client(),
+            self.egress,
+            self.parsing,
             self.returned,
         )
 

@@ -18,7 +18,7 @@ import anyio.to_thread
 import pytest
 
 from rypsok.core import permits as permit_module
-from rypsok.core.engines import duckduckgo
+from rypsok.core.fetch.html import tree
 from rypsok.core.fetch.html.tree import ParsedDocument
 from rypsok.core.permits import run_under_permit
 from tests.core.engines.test_duckduckgo import captured_log, core_for
@@ -266,14 +266,15 @@ class SlowParse:
             self.ended.set()
 
 
-duckduckgo_parse_html = duckduckgo.parse_html
+# The driver looks the parser up in its module at each page (it loads on first use).
+duckduckgo_parse_html = tree.parse_html
 
 
 def test_req_agg_006_a_cancelled_web_search_stops_its_duckduckgo_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     slow = SlowParse()
-    monkeypatch.setattr(duckduckgo, "parse_html", slow)
+    monkeypatch.setattr(tree, "parse_html", slow)
 
     with provider() as standin, captured_log() as stream:
         core = core_for(tmp_path, standin, f"[limits]\nparsing_in_flight = {PERMITS}\n")
@@ -312,7 +313,7 @@ def test_req_agg_006_a_parse_cut_by_the_search_deadline_is_told_to_stop(
     is told to stop, and no driver defect is reported."""
     slow = SlowParse()
     slow.release.set()
-    monkeypatch.setattr(duckduckgo, "parse_html", slow)
+    monkeypatch.setattr(tree, "parse_html", slow)
 
     with provider() as standin, captured_log() as stream:
         core = core_for(

@@ -36,13 +36,12 @@ from rypsok.core.engines.base import (
     query_too_long,
     text,
 )
-from rypsok.core.fetch import charset
-from rypsok.core.fetch.html.tree import Element, Text, parse_html
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
+    from rypsok.core.fetch.html.tree import Element, Text
 
 ADMISSION = admission.DUCKDUCKGO
 
@@ -165,6 +164,11 @@ class _Page:
 
 
 def _read(body: bytes, declared: str | None, cancel: threading.Event | None) -> _Page:
+    # The HTML parser and charset detection load with the first page, not with the
+    # process: a session that never asks DuckDuckGo does not hold them.
+    from rypsok.core.fetch import charset
+    from rypsok.core.fetch.html.tree import parse_html
+
     parsed = parse_html(charset.decode(body, declared), cancel=cancel)
     page = _Page(results=[], partial=parsed.partial)
     outside: list[str] = []  # the page's text outside result blocks, in document order
@@ -182,6 +186,8 @@ def _walk(root: Element, page: _Page, outside: list[str]) -> Iterator[Element]:
     way. The inside of a result block is not walked: a block nested in a block (or the
     no-results marker, which the provider may put inside one) is its parent's business.
     Nor is <head>: its <title> repeats the query, which may be any sentence at all."""
+    from rypsok.core.fetch.html.tree import Text
+
     stack: list[Element | Text] = [root]
     while stack:
         node = stack.pop()
