@@ -23,7 +23,10 @@ What a build does:
 3. removes what differs from one build to the next (byte code, installer
    records, console scripts whose shebang names this machine's interpreter);
    for a target, checks that every compiled module is for its CPU;
-4. runs shiv with --reproducible and a fixed SOURCE_DATE_EPOCH, so two builds
+4. compiles the byte code for the target's interpreter when it is this
+   interpreter's minor version (hash-checked mode, hash seed fixed), so the
+   first run does not compile what it imports;
+5. runs shiv with --reproducible and a fixed SOURCE_DATE_EPOCH, so two builds
    of one tree give the same bytes, then writes SHA256SUMS.
 
 The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography,
@@ -43,6 +46,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,6 +248,48 @@ def scrub(site: Path) -> None:
             path.chmod(0o755 if path.stat().st_mode & 0o100 else 0o644)
 
 
+# Byte code compiled into the pyz, checked by nothing but its presence: the first run
+# unpacks it instead of compiling every module it imports (issue 17: the first run
+# within 1.5 s). Hash-seeded so that two builds give the same bytes.
+_PRECOMPILE = (
+    "import compileall, py_compile, sys\n"
+    "compileall.compile_dir(sys.argv[1], ddir='site-packages', quiet=2, workers=1,\n"
+    "    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\n"
+)
+
+
+def precompile(site: Path, target: Target | None, env: dict[str, str]) -> list[Path]:
+    """Byte code for the pyz's interpreter, when it is this one's minor version (byte
+    code is per minor version); other targets compile on their first run."""
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if target is not None and target.python != running:
+        return []
+    # A file that does not compile (a module for another Python) is compiled, or
+    # refused, by the interpreter that imports it, as before.
+    subprocess.run(
+        [sys.executable, "-c", _PRECOMPILE, str(site)],
+        env={**env, "PYTHONHASHSEED": "0"},
+        check=False,
+        capture_output=True,
+    )
+    return sorted(site.rglob("__pycache__/*.pyc"), key=str)
+
+
+def add_byte_code(pyz: Path, site: Path, compiled: Sequence[Path], env: dict[str, str]) -> None:
+    """Append the byte code to the pyz shiv wrote (shiv leaves .pyc out), in a fixed
+    order with the build's fixed date, so the bytes stay reproducible. shiv's first
+    run unpacks everything under site-packages/, these files with the rest."""
+    if not compiled:
+        return
+    moment = time.gmtime(int(env["SOURCE_DATE_EPOCH"]))[0:6]
+    with zipfile.ZipFile(pyz, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in compiled:
+            info = zipfile.ZipInfo(f"site-packages/{path.relative_to(site).as_posix()}", moment)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o100644 << 16
+            archive.writestr(info, path.read_bytes())
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
@@ -357,8 +404,10 @@ def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
         scrub(site)
         if target is not None:
             check_machine(site, target)
+        compiled = precompile(site, target, env)
         staged = work / dest.name
         pack(site, staged, env)
+        add_byte_code(staged, site, compiled, env)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(staged, dest)
         dest.chmod(0o755)

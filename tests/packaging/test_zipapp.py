@@ -8,11 +8,13 @@ builds serves every test in this module.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -216,3 +218,27 @@ def test_req_doc_002_tutorial_1_runs_end_to_end_from_the_pyz(
     ]
     for name, text in fresh.items():
         assert text == (RECORD.ANSWERS / name).read_text(encoding="utf-8"), name
+
+
+def test_req_perf_005_the_pyz_carries_byte_code_for_its_interpreter(
+    two_builds: tuple[Path, Path],
+) -> None:
+    """The first run unpacks byte code instead of compiling what it imports: every
+    module of rypsok and of the SDK has its .pyc, hash-based and unchecked (valid
+    whatever the unpacked files' times), compiled under a fixed name."""
+    first, _ = two_builds
+    tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
+    with zipfile.ZipFile(first) as archive:
+        names = set(archive.namelist())
+        for module in ("rypsok/cli", "rypsok/core/facade", "mcp/server/lowlevel/server"):
+            head, _, stem = module.rpartition("/")
+            pyc = f"site-packages/{head}/__pycache__/{stem}.{tag}.pyc"
+            assert pyc in names, pyc
+            data = archive.read(pyc)
+            assert int.from_bytes(data[4:8], "little") == 0b01  # hash-based, unchecked
+            code = marshal.loads(data[16:])
+            assert code.co_filename == f"site-packages/{module}.py"
+        sources = [n for n in names if n.startswith("site-packages/rypsok/") and n.endswith(".py")]
+        for source in sources:
+            head, _, name = source.rpartition("/")
+            assert f"{head}/__pycache__/{name[:-3]}.{tag}.pyc" in names, source
