@@ -47,7 +47,7 @@ from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.hostname import is_loopback_host
 from rypsok.core.permits import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
-from rypsok.core.search.rank import EngineAnswer, Observation, rank
+from rypsok.core.search.rank import EngineAnswer, rank
 from rypsok.core.search.request import SearchRequest
 from rypsok.core.telemetry import counters, log
 
@@ -280,7 +280,7 @@ class SearchService:
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
-            async with limiter.slots, self.outbound:
+            async with _Held(limiter.slots), _Held(self.outbound):
                 # The request's own latency (LIM-S11): waits for a rate turn or a slot
                 # are queueing, not the engine's answer time.
                 started = anyio.current_time()
@@ -361,16 +361,15 @@ class SearchService:
         for item in answered:
             raw = outcomes[item.engine.id]
             assert isinstance(raw, list)
-            answers.append(
-                EngineAnswer(
-                    item.engine.id,
-                    item.engine.preference,
-                    [Observation(r.url, r.title, r.snippet, r.date, r.markup) for r in raw],
-                )
-            )
-        ranking = rank(
-            answers, max_results=sum(len(a.results) for a in answers), rules=self._host_rules
+            # A RawResult has an Observation's fields: rank reads it as it is.
+            answers.append(EngineAnswer(item.engine.id, item.engine.preference, raw))
+        # Without dropping, the loop below keeps the first max_results and looks no
+        # further: only those need building. A flagged result dropped leaves room for the
+        # next one, so then every result may be needed.
+        cut = (
+            sum(len(a.results) for a in answers) if s.drop_flagged_results else request.max_results
         )
+        ranking = rank(answers, max_results=cut, rules=self._host_rules)
         attribution = s.engine_attribution or any(
             i.engine.admission.attribution_required for i in answered
         )
@@ -417,6 +416,29 @@ class SearchService:
         ]
         notices += [Notice(code, count=count) for code, count in counts.items() if count]
         return kept, notices
+
+
+class _Held:
+    """`async with` a capacity limiter's token, taken at once when one is free.
+
+    anyio's own `async with` yields to the event loop even then (a checkpoint before and a
+    shielded one after taking the token); here a free token costs no scheduling round, and
+    only a full limiter makes the task wait, as anyio's acquire does.
+    """
+
+    __slots__ = ("limiter",)
+
+    def __init__(self, limiter: anyio.CapacityLimiter) -> None:
+        self.limiter = limiter
+
+    async def __aenter__(self) -> None:
+        try:
+            self.limiter.acquire_nowait()
+        except anyio.WouldBlock:
+            await self.limiter.acquire()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.limiter.release()
 
 
 def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:

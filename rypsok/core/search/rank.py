@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from rypsok.core.search.urls import (
     DroppedUrl,
@@ -63,13 +63,29 @@ class Observation:
     markup: bool = True
 
 
+class Observed(Protocol):
+    """What rank reads of an observation: an Observation, or the driver's RawResult, which
+    has the same fields (the pipeline passes those as they are, without a copy)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def snippet(self) -> str: ...
+    @property
+    def date(self) -> str | None: ...
+    @property
+    def markup(self) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class EngineAnswer:
     """One engine's answer: its identifier, its preference and its results in order."""
 
     engine: str
     preference: int  # lower first when results tie
-    results: Sequence[Observation]
+    results: Sequence[Observed]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +121,11 @@ class Ranking:
 # One observation of a result: (rank, engine preference, engine, normalized URL,
 # observation). A plain tuple, so candidates sort in C by their first three fields, which
 # (engine, rank) makes unique: the comparison never reaches the last two.
-_Candidate = tuple[int, int, str, NormalUrl, Observation]
+_Candidate = tuple[int, int, str, NormalUrl, Observed]
+# A merged result before it is built: its place in the total order (negated score, lead's
+# rank, lead's preference, comparison key), its candidates in order and each engine's best
+# one. Keys are unique, so sorting these tuples never compares past the key.
+_Entry = tuple[int, int, int, str, list[_Candidate], dict[str, _Candidate]]
 
 
 def rank(
@@ -143,10 +163,11 @@ def rank(
                 groups[normal.key] = [candidate]
             else:
                 group.append(candidate)
-    merged = [_merge(key, candidates) for key, candidates in groups.items()]
-    merged.sort(key=_total_order)
+    entries = [_entry(key, candidates) for key, candidates in groups.items()]
+    entries.sort()
+    # Only the results that survive the cut are built.
     return Ranking(
-        results=tuple(result for result, _ in merged[:max_results]),
+        results=tuple(_build(entry) for entry in entries[:max_results]),
         dropped=tuple((reason, len(dropped[reason])) for reason in sorted(dropped)),
     )
 
@@ -156,47 +177,47 @@ def fusion_score(ranks: Iterable[int]) -> int:
     return sum(SCORE_SCALE // (RRF_K + r) for r in ranks)
 
 
-def _merge(key: str, candidates: list[_Candidate]) -> tuple[RankedResult, _Candidate]:
+def _entry(key: str, candidates: list[_Candidate]) -> _Entry:
     if len(candidates) == 1:  # one engine, once: most results
         lead = candidates[0]
-        rank, _, engine, normal, item = lead
-        single = RankedResult(
-            url=normal.url,
+        return (-(SCORE_SCALE // (RRF_K + lead[0])), lead[0], lead[1], key, candidates, {})
+    candidates.sort()
+    best: dict[str, _Candidate] = {}
+    for candidate in candidates:  # ascending, so the first per engine is its best
+        best.setdefault(candidate[2], candidate)
+    lead = candidates[0]
+    score = fusion_score(c[0] for c in best.values())
+    return (-score, lead[0], lead[1], key, candidates, best)
+
+
+def _build(entry: _Entry) -> RankedResult:
+    negated, _, _, key, ordered, best = entry
+    lead = ordered[0]
+    item = lead[4]
+    if not best:  # a single candidate
+        return RankedResult(
+            url=lead[3].url,
             key=key,
             title=item.title,
             snippet=item.snippet,
             date=item.date,
-            observations=(Seen(engine, rank),),
-            score=SCORE_SCALE // (RRF_K + rank),
-            engines=(engine,),
+            observations=(Seen(lead[2], lead[0]),),
+            score=-negated,
+            engines=(lead[2],),
             markup=item.markup,
         )
-        return single, lead
-    ordered = sorted(candidates)
-    lead = ordered[0]
     shown = lead
     if not lead[3].https:
         shown = next((c for c in ordered if c[3].https), lead)
-    best: dict[str, _Candidate] = {}
-    preference: dict[str, int] = {}
-    for candidate in ordered:  # ascending, so the first per engine is its best
-        best.setdefault(candidate[2], candidate)
-        preference[candidate[2]] = candidate[1]
-    item = lead[4]
-    result = RankedResult(
+    preference = {c[2]: c[1] for c in best.values()}
+    return RankedResult(
         url=shown[3].url,
         key=key,
         title=item.title,
         snippet=item.snippet,
         date=next((c[4].date for c in ordered if c[4].date is not None), None),
         observations=tuple(Seen(c[2], c[0]) for c in best.values()),
-        score=fusion_score(c[0] for c in best.values()),
+        score=-negated,
         engines=tuple(sorted(best, key=lambda e: (preference[e], e))),
         markup=item.markup,
     )
-    return result, lead
-
-
-def _total_order(entry: tuple[RankedResult, _Candidate]) -> tuple[int, int, int, str]:
-    result, lead = entry
-    return (-result.score, lead[0], lead[1], result.key)
