@@ -34,11 +34,23 @@ from html5lib._inputstream import EncodingParser, lookupEncoding
 from rypsok.core.fetch import legacy
 from rypsok.core.fetch.legacy import DETECT_BYTES
 
-__all__ = ["BINARY_BYTES", "DETECT_BYTES", "PRESCAN_BYTES", "binary", "decode", "resolve"]
+__all__ = [
+    "BINARY_BYTES",
+    "DETECT_BYTES",
+    "PRESCAN_BYTES",
+    "DecodedText",
+    "binary",
+    "decode",
+    "open_text",
+    "resolve",
+]
 
 PRESCAN_BYTES = 1024
 # As git and grep do: a NUL in the first 8 KiB is what tells a binary file from text.
 BINARY_BYTES = 8 * 1024
+# Bytes decoded at a time when a page is read piece by piece: a few of the tree
+# builder's 10240-character reads, small beside any page worth streaming.
+_BLOCK_BYTES = 32 * 1024
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -77,11 +89,22 @@ def _prescan(head: bytes) -> str | None:
 
 
 def _detect(body: bytes) -> str:
+    return "utf-8" if _valid_utf8(body) else legacy.detect(body)
+
+
+def _valid_utf8(body: bytes) -> bool:
+    """Whether the whole body is UTF-8, checked block by block: decoding it at
+    once would hold the page as text (4 bytes a character for most scripts
+    beside an emoji) only to throw it away."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    view = memoryview(body)
     try:
-        body.decode("utf-8")
+        for start in range(0, len(view), _BLOCK_BYTES):
+            decoder.decode(view[start : start + _BLOCK_BYTES])
+        decoder.decode(b"", True)
     except UnicodeDecodeError:
-        return legacy.detect(body)
-    return "utf-8"
+        return False
+    return True
 
 
 def resolve(body: bytes, declared: str | None) -> tuple[str, int]:
@@ -115,6 +138,55 @@ def _maybe_utf16(body: bytes, declared: str | None) -> bool:
         body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
         or _lookup(declared) in _UTF16_CODECS
     )
+
+
+class DecodedText:
+    """A UTF-8 body read as text a piece at a time, the way the tree builder's
+    stream reads it (``read(n)`` answers the next ``n`` characters), so the page
+    never exists as one decoded string beside its tree. The pieces are exactly
+    the slices of :func:`decode`'s answer. Holds the body until its end is read."""
+
+    __slots__ = ("_at", "_body", "_decoder", "_pending", "_used")
+
+    def __init__(self, body: bytes, skip: int) -> None:
+        self._body: memoryview | None = memoryview(body)[skip:]
+        self._at = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = ""  # decoded, not yet read from _used on
+        self._used = 0
+
+    def read(self, size: int = -1) -> str:
+        everything = size is None or size < 0
+        if everything or len(self._pending) - self._used < size:
+            pieces = [self._pending[self._used :]]
+            have = len(pieces[0])
+            while self._body is not None and (everything or have < size):
+                block = self._body[self._at : self._at + _BLOCK_BYTES]
+                self._at += len(block)
+                last = self._at >= len(self._body)
+                piece = self._decoder.decode(block, last)
+                if last:
+                    self._body.release()
+                    self._body = None
+                pieces.append(piece)
+                have += len(piece)
+            self._pending = "".join(pieces)
+            self._used = 0
+        pending = self._pending
+        end = len(pending) if everything else min(self._used + size, len(pending))
+        out = pending[self._used : end]
+        self._used = end
+        return out
+
+
+def open_text(body: bytes, declared: str | None) -> str | DecodedText:
+    """``body`` as text for the tree builder: a UTF-8 page as a :class:`DecodedText`
+    read piece by piece (most pages, and the ones whose text costs the most);
+    any other encoding decoded at once, as :func:`decode` does."""
+    codec, skip = resolve(body, declared)
+    if codec == "utf-8":
+        return DecodedText(body, skip)
+    return decode(body, declared)
 
 
 def decode(body: bytes, declared: str | None) -> str:

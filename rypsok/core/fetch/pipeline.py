@@ -15,19 +15,18 @@ answers exactly like a name that does not resolve.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import anyio
 
 from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
-from rypsok.core.fetch import charset, errors
-from rypsok.core.fetch.html.extract import extract, extract_text
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch import errors
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
@@ -43,6 +42,45 @@ from rypsok.core.net.client import ClientError, OutboundClient, Response
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.permits import run_under_permit
 from rypsok.core.telemetry import counters, log
+
+if TYPE_CHECKING:
+    from rypsok.core.fetch import charset
+    from rypsok.core.fetch.html.attributes import READ_ATTRIBUTES
+    from rypsok.core.fetch.html.extract import extract, extract_text
+    from rypsok.core.fetch.html.tree import parse_html, release
+
+# Loaded on the first fetch, not at import: a session that never fetches never holds
+# the HTML parser and charset detection (LIM-M1). They are module attributes once
+# loaded (a test may replace one).
+_ON_FIRST_USE = frozenset(
+    {"READ_ATTRIBUTES", "charset", "extract", "extract_text", "parse_html", "release"}
+)
+
+
+def _load() -> None:
+    names = globals()
+    if names.keys() >= _ON_FIRST_USE:
+        return
+    from rypsok.core.fetch import charset as charset_module
+    from rypsok.core.fetch.html import attributes, extract, tree
+
+    for name, value in (
+        ("READ_ATTRIBUTES", attributes.READ_ATTRIBUTES),
+        ("charset", charset_module),
+        ("extract", extract.extract),
+        ("extract_text", extract.extract_text),
+        ("parse_html", tree.parse_html),
+        ("release", tree.release),
+    ):
+        names.setdefault(name, value)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ON_FIRST_USE:
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
 # A page served as XHTML is parsed with XML's empty elements and CDATA sections;
@@ -108,8 +146,12 @@ class FetchService:
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response)
-        page = await self._read(response.body, _declared_charset(response), kind, final.url)
-        del response  # the body is not needed past decoding (REQ-LIFE-002)
+        declared = _declared_charset(response)
+        # The body is handed over in a box the parse empties: once it is parsed nothing
+        # holds it any more, not even this frame (REQ-LIFE-002).
+        held = [response.body]
+        del response
+        page = await self._read(held, declared, kind, final.url)
         return self._respond(request, final, page)
 
     # -- policy stages -------------------------------------------------------------------
@@ -321,21 +363,48 @@ class FetchService:
 
     # -- content ---------------------------------------------------------------------------
 
-    async def _read(self, body: bytes, declared: str | None, kind: str, url: str) -> _Page:
+    async def _read(self, held: list[bytes], declared: str | None, kind: str, url: str) -> _Page:
         """Decode, parse, extract and clean in a worker thread, under a parsing permit that
         the thread keeps until it has ended, so only parsing_in_flight pages exist as text at
-        once, even after cancellations (LIM-C5, REQ-PAGE-008, REQ-SEC-012)."""
+        once, even after cancellations (LIM-C5, REQ-PAGE-008, REQ-SEC-012). ``held`` holds
+        the body; the worker takes it out, and lets go of it once the page is parsed."""
 
         def work(cancel: threading.Event) -> _Page:
-            text = charset.decode(body, declared)
-            extracted = (
-                extract_text(text)
-                if kind == "text"
-                else extract(parse_html(text, cancel=cancel, xhtml=kind == "xhtml"), url)
-            )
-            del text
+            _load()
+            body = held.pop()
+            # What the downloads freed (their received parts) goes back before the page
+            # grows into a tree.
+            _give_back_freed_memory()
+            if kind == "text":
+                text = charset.decode(body, declared)
+                del body
+                extracted = extract_text(text)
+                del text
+            else:
+                # A UTF-8 page is decoded as the parser reads it: the page never exists
+                # as one string beside its tree, and the body goes with the reader.
+                source = charset.open_text(body, declared)
+                del body
+                doc = parse_html(
+                    source,
+                    cancel=cancel,
+                    xhtml=kind == "xhtml",
+                    keep_attributes=READ_ATTRIBUTES,
+                )
+                del source
+                try:
+                    extracted = extract(doc, url)
+                finally:
+                    release(doc.root)
+                del doc
+                # The tree and the analysis are gone: their memory goes back before
+                # the cleaning makes the content.
+                _give_back_freed_memory()
             content, removed = boundary.clean_content(extracted.markdown)
-            return _Page(extracted.title, content, removed, extracted.partial)
+            page = _Page(extracted.title, content, removed, extracted.partial)
+            del extracted
+            _give_back_freed_memory()
+            return page
 
         margin = limits.default("LIM-F5") / 1000
         try:
@@ -384,6 +453,30 @@ class FetchService:
         )
 
 
+_TRIM: list[Callable[[int], int] | None] = []
+
+
+def _give_back_freed_memory() -> None:
+    """Hand the free memory glibc keeps back to the system (malloc_trim).
+
+    A download frees its received parts in the event loop's malloc arena, a parse
+    tens of MiB in its worker thread's; glibc keeps them for that arena, where the
+    next parse, in another thread, cannot use them, so the process grew by what
+    each freed (docs/memory.md). Called around each page's stages. A no-op where
+    the C library has no malloc_trim (musl, macOS)."""
+    if not _TRIM:
+        try:
+            import ctypes
+
+            trim: Callable[[int], int] | None = ctypes.CDLL(None).malloc_trim
+        except (AttributeError, OSError):
+            trim = None
+        _TRIM.append(trim)
+    trim = _TRIM[0]
+    if trim is not None:
+        trim(0)
+
+
 def _join(base: str, location: str) -> str:
     """The absolute target of a Location; one that is not a URL fails like a bad URL."""
     try:
@@ -418,6 +511,7 @@ def _media_kind(response: Response) -> str:
 
     A control character such as BEL is text (the boundary removes and counts it); only
     bytes no text has in the page's encoding make it binary (charset.binary)."""
+    _load()
     media = _media_type(response)
     if media is not None and media not in READABLE:
         raise errors.unsupported_media(media)

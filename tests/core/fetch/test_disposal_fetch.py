@@ -274,8 +274,8 @@ def test_req_life_002_a_web_fetch_cancelled_while_parsing_leaves_nothing(
     asked): once it has ended and handed its permit back, nothing of the page is left."""
     parsing = threading.Event()
 
-    def slow_parse(text: str, *, cancel: threading.Event, xhtml: bool = False) -> Any:
-        tree = parse_html(text, cancel=cancel, xhtml=xhtml)
+    def slow_parse(text: Any, *, cancel: threading.Event, **options: Any) -> Any:
+        tree = parse_html(text, cancel=cancel, **options)
         parsing.set()
         cancel.wait(5)  # a long parse, which stops once it is told to
         return tree

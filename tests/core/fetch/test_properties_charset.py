@@ -109,3 +109,70 @@ def test_req_page_007_a_byte_order_mark_wins_over_any_label(
 ) -> None:
     mark, codec = bom
     assert charset.decode(mark + text.encode(codec), label) == text
+
+
+# -- a UTF-8 page read piece by piece (charset.DecodedText) -----------------------------
+
+utf8_bodies = st.one_of(
+    st.text(max_size=200).map(lambda t: t.encode("utf-8")),
+    st.lists(
+        st.one_of(
+            st.text(max_size=12).map(lambda t: t.encode("utf-8")),
+            st.sampled_from([b"\xf0\x9f", b"\x98\x80", b"\xe2\x82", b"\xc3", b"\xff", b"\xed\xa0"]),
+        ),
+        max_size=40,
+    ).map(b"".join),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    utf8_bodies,
+    st.sampled_from([None, "utf-8", "x"]),
+    st.integers(1, 9),
+    st.lists(st.integers(-1, 20), min_size=1, max_size=20),
+)
+@example(b"ab\xf0\x9f", "utf-8", 1, [3])  # a sequence cut by the end of the body
+@example("x\u00e9\U0001f600y".encode() + b"\xff\xc3", "utf-8", 2, [1, 1, 1])
+@example(b"\xef\xbb\xbfab\xe2\x82", None, 3, [2])  # a BOM, then a cut sequence
+def test_req_page_007_a_utf8_page_read_in_pieces_is_its_whole_decoding_sliced(
+    body: bytes, label: str | None, block: int, sizes: list[int]
+) -> None:
+    # Blocks of a few bytes, so that characters and invalid sequences straddle them.
+    kept, charset._BLOCK_BYTES = charset._BLOCK_BYTES, block
+    try:
+        source = charset.open_text(body, label)
+        whole = charset.decode(body, label)
+        if charset.resolve(body, label)[0] != "utf-8":
+            assert source == whole
+            return
+        assert isinstance(source, charset.DecodedText)
+        assert source.read(0) == ""  # html5lib's probe reads nothing
+        read: list[str] = []
+        for size in sizes:
+            piece = source.read(size)
+            if size >= 0:
+                at = sum(map(len, read))
+                assert piece == whole[at : at + size]  # exactly size, fewer only at the end
+            read.append(piece)
+        read.append(source.read())
+        assert "".join(read) == whole
+        assert source.read(5) == ""
+        assert source._body is None  # the body is let go of once read to its end
+    finally:
+        charset._BLOCK_BYTES = kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(utf8_bodies, st.integers(1, 9))
+def test_req_page_007_utf8_is_recognised_block_by_block_as_a_whole(body: bytes, block: int) -> None:
+    kept, charset._BLOCK_BYTES = charset._BLOCK_BYTES, block
+    try:
+        try:
+            body.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError:
+            valid = False
+        assert charset._valid_utf8(body) is valid
+    finally:
+        charset._BLOCK_BYTES = kept

@@ -7,7 +7,35 @@ import re
 from rypsok.core.fetch.html.tree import Element
 from rypsok.core.fetch.html.vocabulary import MAIN_ELEMENTS, MAIN_ROLES
 
-__all__ = ["attr", "class_tokens", "is_main_marker", "links_away"]
+__all__ = ["READ_ATTRIBUTES", "attr", "class_tokens", "is_main_marker", "links_away"]
+
+# Every attribute the extraction reads (attributes.py, score.py, prune.py,
+# markdown.py, extract.py): a page parsed for extraction keeps only these
+# (parse_html's keep_attributes), since a srcset, a data-* blob or an inline
+# handler would only take memory. A pass that reads another must add it here;
+# tests/core/fetch/html/test_html_tree.py parses pages with and without the
+# filter and compares the extraction.
+READ_ATTRIBUTES: frozenset[str] = frozenset(
+    {
+        "alt",
+        "aria-hidden",
+        "class",
+        "colspan",
+        "height",
+        "hidden",
+        "href",
+        "id",
+        "itemprop",
+        "open",
+        "rel",
+        "role",
+        "rowspan",
+        "start",
+        "style",
+        "type",
+        "width",
+    }
+)
 
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 

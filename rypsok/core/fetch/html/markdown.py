@@ -396,12 +396,12 @@ class _Renderer:
         if name == "table":
             rows = [x for x in items if isinstance(x, _Row)]
             caption = _blocks([x for x in items if not isinstance(x, _Row)])
-            return [_Blk(b) for b in _table(rows, caption)]
+            return _as_blocks(_table(rows, caption))
         if name == "blockquote":
             blocks = _blocks(items)
             return [_Blk(_quote(blocks))] if blocks else []
         if name in BLOCK:
-            return [_Blk(b) for b in _blocks(items)]
+            return _as_blocks(_blocks(items))
         return items
 
     def link(self, el: Element, items: list[_Item]) -> list[_Item]:
@@ -426,10 +426,24 @@ class _Renderer:
         return out
 
 
+def _as_blocks(texts: list[str]) -> list[_Item]:
+    # A block already is one: wrapping it again would copy its text at every
+    # enclosing <div>.
+    return [b if type(b) is _Blk else _Blk(b) for b in texts]
+
+
 def write_markdown(root: Element, removed: set[Element], cut: set[Element], base: str) -> str:
     """``root`` as Markdown, without the ``removed`` and ``cut`` elements; links
     resolved against ``base``. Blocks are separated by one blank line."""
-    blocks = [b.strip("\n") for b in _Renderer(removed, base, cut).render(root) if b.strip()]
+    rendered = _Renderer(removed, base, cut).render(root)
+    # Each rendered block is let go of as soon as its stripped copy is made, so the
+    # page's text exists twice at most here (the blocks and their join), not three times.
+    blocks: list[str] = []
+    for i, b in enumerate(rendered):
+        rendered[i] = ""
+        if b.strip():
+            blocks.append(b.strip("\n"))
+    del rendered
     return "\n\n".join(_without_trailing_leftovers(blocks))
 
 

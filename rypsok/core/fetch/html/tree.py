@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
 from html5lib._tokenizer import HTMLTokenizer
+from html5lib.constants import formattingElements as _FORMATTING
 from html5lib.constants import namespaces as _NAMESPACES
 from html5lib.constants import tokenTypes
 from html5lib.html5parser import HTMLParser
@@ -38,11 +40,29 @@ from rypsok.core import limits
 from rypsok.core.fetch.html.tokenizer import FastTokenizer
 from rypsok.core.fetch.html.vocabulary import DROPPED_WHILE_PARSING
 
-__all__ = ["Element", "ParseCancelled", "ParsedDocument", "Text", "parse_html"]
+__all__ = [
+    "Element",
+    "ParseCancelled",
+    "ParsedDocument",
+    "Text",
+    "TextSource",
+    "parse_html",
+    "release",
+]
 
 HTML_NAMESPACE: str = _NAMESPACES["html"]
 # Elements whose content a reader never sees; dropped as they are built.
 DROPPED: frozenset[str] = DROPPED_WHILE_PARSING
+# The attributes of most elements: none. One shared, read-only mapping instead of
+# an empty dict per element (html5lib adds to the attributes of <html> and
+# <body> only, and those always get their own).
+NO_ATTRIBUTES: Mapping[Any, str] = MappingProxyType({})
+# Elements whose attributes html5lib itself compares (the formatting elements
+# it reopens and counts, by name and attributes) or adds to: kept whole when
+# a parse keeps only some attributes, so the tree is the one html5lib builds.
+_WHOLE_ATTRIBUTES: frozenset[str] = frozenset(
+    {name for _namespace, name in _FORMATTING} | {"html", "body"}
+)
 # The cancel flag is read once per this many nodes: a cancelled parse stops
 # within a thousand nodes, and the check costs nothing measurable per node.
 _CANCEL_EVERY_NODES = 1024
@@ -97,13 +117,14 @@ class Element:
         self,
         name: str,
         namespace: str | None,
-        attributes: dict[Any, str],
+        attributes: Mapping[Any, str],
         name_tuple: tuple[str, str],
     ) -> None:
         self.name = name
         self.namespace = namespace
         self.nameTuple = name_tuple  # html5lib's key for its element sets
         # Keys are str, or (prefix, local, namespace) tuples for foreign attributes.
+        # Only those the parse was asked to keep (see parse_html).
         self.attributes = attributes
         self.parent: Element | None = None
         self.children: list[Element | Text] = []
@@ -166,7 +187,13 @@ class Element:
 
     def cloneNode(self) -> Element:
         _count_node()
-        return type(self)(self.name, self.namespace, dict(self.attributes), self.nameTuple)
+        attributes = self.attributes
+        return type(self)(
+            self.name,
+            self.namespace,
+            dict(attributes) if attributes else NO_ATTRIBUTES,
+            self.nameTuple,
+        )
 
     def hasContent(self) -> bool:
         return bool(self.children)
@@ -254,8 +281,9 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
     documentClass = Document
     elementClass = Element
 
-    def __init__(self, budget: _Budget) -> None:
+    def __init__(self, budget: _Budget, keep: Collection[str] | None) -> None:
         self._budget = budget
+        self._keep = keep
         # One name tuple per tag, not per element: HTML names keyed by the name
         # alone, foreign ones by (namespace, name).
         self._html_tuples: dict[str, tuple[str, str]] = {}
@@ -283,12 +311,27 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
             if name_tuple is None:
                 name_tuple = self._html_tuples[name] = (HTML_NAMESPACE, name)
             cls = _Dropped if name in DROPPED else Element
-            return cls(name_tuple[1], None, token["data"], name_tuple)
+            return cls(name_tuple[1], None, self._attributes(name, token["data"]), name_tuple)
         key = (namespace, name)
         name_tuple = self._name_tuples.get(key)
         if name_tuple is None:
             name_tuple = self._name_tuples[key] = (namespace or HTML_NAMESPACE, name)
         return Element(name_tuple[1], namespace, token["data"], name_tuple)
+
+    def _attributes(self, name: str, given: dict[str, str]) -> Mapping[Any, str]:
+        """What an HTML element keeps of its attributes: the ones asked for."""
+        if name in _WHOLE_ATTRIBUTES:
+            return given
+        if not given:
+            return NO_ATTRIBUTES
+        keep = self._keep
+        if keep is None:
+            return given
+        for key in given:
+            if key not in keep:
+                kept = {k: v for k, v in given.items() if k in keep}
+                return kept or NO_ATTRIBUTES
+        return given
 
     def createElement(self, token: dict[str, Any]) -> Element:
         return self._element(token)
@@ -507,12 +550,20 @@ class _Parser(HTMLParser):  # type: ignore[misc]  # html5lib has no stubs
         stream.reportCharacterErrors = lambda data: None
 
 
+class TextSource(Protocol):
+    """Text handed over a piece at a time (charset.DecodedText): ``read(n)``
+    answers the next ``n`` characters, fewer only at the end."""
+
+    def read(self, size: int = -1) -> str: ...
+
+
 class _Source:
     """The input as html5lib's stream reads it, in chunks; each read looks at
     the cancel flag. Slicing str (or viewing bytes) avoids the copies StringIO
-    would make (a StringIO of a 10 MiB page holds 40 MiB)."""
+    would make (a StringIO of a 10 MiB page holds 40 MiB); a TextSource is read
+    on, so the page never exists as text beside its tree."""
 
-    def __init__(self, data: bytes | str, budget: _Budget) -> None:
+    def __init__(self, data: bytes | str | TextSource, budget: _Budget) -> None:
         self._data = data
         self._pos = 0
         self._budget = budget
@@ -520,18 +571,54 @@ class _Source:
     def read(self, size: int = -1) -> bytes | str:
         if size:  # html5lib probes with read(0) to learn the type
             self._budget.check_cancel()
+        data = self._data
+        if not isinstance(data, (bytes, str)):
+            return data.read(size)
         start = self._pos
-        end = len(self._data) if size is None or size < 0 else min(start + size, len(self._data))
+        end = len(data) if size is None or size < 0 else min(start + size, len(data))
         self._pos = end
-        return self._data[start:end]
+        return data[start:end]
 
     def seek(self, pos: int, whence: int = 0) -> int:
-        origin = (0, self._pos, len(self._data))[whence]
+        # Only html5lib's byte stream seeks (to restart on a late <meta charset>).
+        data = self._data
+        assert isinstance(data, (bytes, str))
+        origin = (0, self._pos, len(data))[whence]
         self._pos = origin + pos
         return self._pos
 
     def tell(self) -> int:
         return self._pos
+
+
+def _let_go(parser: _Parser, builder: _Builder) -> None:
+    """Break the parser's reference cycles (its phases and tokenizer point back
+    at it, the stream at its own charsUntil) once the tree is taken: otherwise
+    the page's text, the stream and the builder wait for the cycle collector,
+    and pages parsed one after another stack up in memory."""
+    tokenizer: Any = parser.__dict__.get("tokenizer")
+    if tokenizer is not None:
+        stream: Any = tokenizer.__dict__.get("stream")
+        if stream is not None:
+            stream.__dict__.clear()
+        tokenizer.__dict__.clear()
+    parser.__dict__.clear()
+    builder.__dict__.clear()
+
+
+def release(root: Element) -> None:
+    """Unlink every node from its parent, so that the tree is freed as soon as
+    the last reference to it goes, not whenever the cycle collector runs (a
+    child and its parent point at each other). Call it once the tree is read;
+    the nodes keep their children, so what still holds one still reads it."""
+    stack: list[Element] = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        for child in node.children:
+            child.parent = None
+            if type(child) is not Text:
+                push(child)  # type: ignore[arg-type]
 
 
 def _prune_deep(root: Document, max_depth: int) -> bool:
@@ -555,27 +642,33 @@ def _prune_deep(root: Document, max_depth: int) -> bool:
 
 
 def parse_html(
-    data: bytes | str,
+    data: bytes | str | TextSource,
     *,
     encoding: str | None = None,
     cancel: threading.Event | None = None,
     max_nodes: int = limits.default("LIM-F10"),
     max_depth: int = limits.default("LIM-F11"),
     xhtml: bool = False,
+    keep_attributes: Collection[str] | None = None,
 ) -> ParsedDocument:
     """Parse a page into a bounded tree.
 
-    ``encoding`` is the transport (Content-Type) charset of a bytes page; a
-    BOM still wins over it, and without either html5lib's ``<meta>`` prescan
-    decides (windows-1252 by default). Undecodable bytes are replaced.
-    Raises ParseCancelled when ``cancel`` is set during the parse; never
-    raises for malformed HTML. ``xhtml`` is for a page served as
+    ``data`` is the page as bytes, as text, or as a TextSource read on to its
+    end (and let go of when the parse is over). ``encoding`` is the transport
+    (Content-Type) charset of a bytes page; a BOM still wins over it, and
+    without either html5lib's ``<meta>`` prescan decides (windows-1252 by
+    default). Undecodable bytes are replaced. Raises ParseCancelled when
+    ``cancel`` is set during the parse; never raises for malformed HTML.
+    ``xhtml`` is for a page served as
     ``application/xhtml+xml``: ``<div/>``, ``<script src="x"/>``, ``<title/>``
     ... are empty elements and CDATA sections are text (see FastTokenizer).
+    With ``keep_attributes``, an HTML element keeps only those of its
+    attributes (the formatting elements, ``<html>`` and ``<body>`` keep all of
+    theirs, which html5lib compares or adds to): the tree is otherwise the same.
     """
     budget = _Budget(max_nodes, max_depth, cancel)
     budget.check_cancel()
-    builder = _Builder(budget)
+    builder = _Builder(budget, keep_attributes)
     parser = _Parser(tree=lambda _namespace_html: builder, namespaceHTMLElements=False)
     parser.xhtml = xhtml
     kwargs: dict[str, Any] = {}
@@ -586,13 +679,15 @@ def parse_html(
     previous = getattr(_active, "budget", None)
     _active.budget = budget
     partial = False
+    root: Document = builder.document
     try:
         parser.parse(_Source(data, budget), **kwargs)
     except _Cut:
         partial = True
     finally:
         _active.budget = previous
-    root: Document = builder.document
+        root = builder.document  # a restart on a late <meta charset> made a new one
+        _let_go(parser, builder)
     if _prune_deep(root, max_depth):
         partial = True
     return ParsedDocument(root=root, nodes=min(budget.nodes, max_nodes), partial=partial)
