@@ -16,6 +16,8 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+import anyio
+import anyio.abc
 from mcp.server import Server
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -43,10 +45,29 @@ class SessionPool:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Mapping[str, StreamableHTTPSessionManager]]:
-        async with contextlib.AsyncExitStack() as stack:
-            for manager in self.managers.values():
-                await stack.enter_async_context(manager.run())
-            yield self.managers
+        """Every manager running, each in a task of its own. Entered one inside the
+        other, their task groups would be ancestors of every request's task, and
+        anyio walks that chain at each cancel scope: with 64 callers, a third of a
+        call's time (issue 17)."""
+        stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            try:
+                for manager in self.managers.values():
+                    await group.start(_run_until, manager, stop)
+                yield self.managers
+            finally:
+                stop.set()
+
+
+async def _run_until(
+    manager: StreamableHTTPSessionManager,
+    stop: anyio.Event,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    async with manager.run():
+        task_status.started()
+        await stop.wait()
 
 
 class _BoundedManager(StreamableHTTPSessionManager):
