@@ -6,10 +6,12 @@ with the first byte of the next request or, after idle_timeout_s, with a silent
 close counted as idle_connection. The first byte starts the request's clock:
 request_timeout_s covers the head, the body, the handler and the response
 (408, or a close when the response has already begun); the head must also be
-complete within idle_timeout_s, else the same silent close. One reader task
-per connection does every read and hands the bytes to h11: the request loop
-waits for them, and while the SDK runs a call the same reader notices the
-client leaving (http.disconnect), with no task started per request. The head is
+complete within idle_timeout_s, else the same silent close. The socket is an
+asyncio transport whose protocol hands every chunk to h11 as it arrives: the
+request loop waits for bytes, and while the SDK runs a call the same callbacks
+notice the client leaving (http.disconnect), with no task and no read call per
+request (anyio's stream added and removed the socket from epoll at each read).
+The head is
 bounded at LIM-H7 bytes (431) by looking at the bytes themselves, since h11
 alone bounds only a head that is still incomplete. The body is read whole
 (at most max_request_bytes, else 413) because the gate judges its JSON-RPC
@@ -22,6 +24,7 @@ cancelled, as the modern revision's is by the SDK itself.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 from collections.abc import Mapping
@@ -30,7 +33,6 @@ from http import HTTPStatus
 from typing import Any
 
 import anyio
-import anyio.abc
 import h11
 
 from rypsok.core import limits
@@ -51,12 +53,10 @@ from rypsok.protocol.http.sessions import SessionPool
 HEAD_MAX = limits.default("LIM-H7")
 H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
-RECEIVE_SIZE = 1 << 16
 DRAIN_S = 1.0
 DRAIN_BYTES = 1 << 20
 # A cancellation handed to a session later than this has missed REQ-MCP-007's bound.
 CANCEL_HANDOFF_S = limits.default("LIM-O2") / 1000
-_PEER_GONE = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +79,64 @@ class _Timeout(Exception):
         self.request_clock = request_clock
 
 
+class Wire(asyncio.Protocol):
+    """The transport's callbacks, handed to the connection that owns them; what
+    arrives before the connection is attached is kept and replayed to it."""
+
+    def __init__(self) -> None:
+        self.connection: HttpConnection | None = None
+        self._early: list[bytes | None] = []  # chunks, then None for end of input
+        self._lost = False
+
+    def attach(self, connection: HttpConnection) -> None:
+        self.connection = connection
+        for chunk in self._early:
+            if chunk is None:
+                connection.ended()
+            else:
+                connection.arrived(chunk)
+        self._early.clear()
+        if self._lost:
+            connection.lost()
+
+    def data_received(self, data: bytes) -> None:
+        if self.connection is not None:
+            self.connection.arrived(data)
+        else:
+            self._early.append(data)
+
+    def eof_received(self) -> bool:
+        if self.connection is not None:
+            self.connection.ended()
+        else:
+            self._early.append(None)
+        return True  # the answer may still be written; the connection closes the socket
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.connection is not None:
+            self.connection.lost()
+        else:
+            self._lost = True
+
+    def pause_writing(self) -> None:
+        if self.connection is not None:
+            self.connection.writable(False)
+
+    def resume_writing(self) -> None:
+        if self.connection is not None:
+            self.connection.writable(True)
+
+
 class HttpConnection:
     def __init__(
         self,
-        stream: anyio.abc.SocketStream,
+        transport: asyncio.Transport,
+        wire: Wire,
         ctx: Context,
         family: str,
         client: tuple[str, int] | None,
     ) -> None:
-        self._stream = stream
+        self._transport = transport
         self._ctx = ctx
         self._family = family
         self._client = client
@@ -97,13 +146,17 @@ class HttpConnection:
         self._broken = False
         self._drain = False
         self._disconnected = anyio.Event()
-        # The reader's side: chunks handed to h11 so far, end of input seen, bytes
-        # read ahead since the request loop last caught up.
+        # The transport's side: chunks handed to h11 so far, end of input seen, bytes
+        # read ahead since the request loop last caught up, reading paused.
         self._chunks = 0
         self._eof = False
         self._ahead = 0
+        self._bound = HEAD_MAX + ctx.policy.max_request_bytes
+        self._paused = False
         self._arrival = anyio.Event()
-        self._room = anyio.Event()
+        self._drained: int | None = None  # bytes thrown away while draining
+        self._can_write: anyio.Event | None = None  # set when the peer reads again
+        wire.attach(self)
         # Cancelled by the listener at shutdown while this connection waits for a request.
         self.idle_scope: anyio.CancelScope | None = None
 
@@ -111,21 +164,20 @@ class HttpConnection:
 
     async def serve(self) -> None:
         try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._read)
+            await self._requests()
+        except Exception as exc:  # a defect of ours ends this connection, not the listener
+            log.error("http_connection_failed", error_type=type(exc).__name__, family=self._family)
+        finally:
+            with anyio.CancelScope(shield=True):
                 try:
-                    await self._requests()
-                except Exception as exc:  # a defect of ours ends this connection only
+                    if self._drain and not self._broken:
+                        with anyio.move_on_after(DRAIN_S):
+                            await self._half_close_and_drain()
+                except Exception as exc:  # nor may its last steps end the listener
                     log.error(
                         "http_connection_failed", error_type=type(exc).__name__, family=self._family
                     )
-                group.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):
-                if self._drain and not self._broken:
-                    with anyio.move_on_after(DRAIN_S):
-                        await self._half_close_and_drain()
-                await self._stream.aclose()
+                self._transport.close()
 
     async def _requests(self) -> None:
         while not self._ctx.shutting_down.is_set():
@@ -144,7 +196,9 @@ class HttpConnection:
             if self._eof:
                 self._disconnected.set()
             self._ahead = 0
-            self._room.set()
+            if self._paused and not self._eof:
+                self._paused = False
+                self._transport.resume_reading()
 
     async def _first_bytes(self) -> bool:
         """Wait up to idle_timeout_s for the first byte of a request."""
@@ -244,27 +298,42 @@ class HttpConnection:
             self._arrival = anyio.Event()
             await self._arrival.wait()
 
-    async def _read(self) -> None:
-        """The connection's only reader: bytes to h11, the end of input to h11 and
-        to the request in flight; read-ahead bounded per request (pipelining)."""
-        bound = HEAD_MAX + self._ctx.policy.max_request_bytes
-        while True:
-            if self._ahead > bound:
-                # Enough read ahead: the socket's own buffer holds the rest.
-                self._room = anyio.Event()
-                await self._room.wait()
-                continue
-            data = await self._receive()
-            self._chunks += 1
-            if not data:
-                self._eof = True
-                self._h11.receive_data(b"")  # the end of input, for h11
-                self._disconnected.set()
-                self._arrival.set()
-                return
+    # --------------------------------------------------- the transport's callbacks
+
+    def arrived(self, data: bytes) -> None:
+        self._chunks += 1
+        if self._drained is not None:
+            self._drained += len(data)
+        else:
             self._ahead += len(data)
             self._h11.receive_data(data)
-            self._arrival.set()
+            if self._ahead > self._bound and not self._paused:
+                # Enough read ahead (pipelining): the socket's own buffer holds the rest.
+                self._paused = True
+                self._transport.pause_reading()
+        self._arrival.set()
+
+    def ended(self) -> None:
+        if self._eof:
+            return
+        self._eof = True
+        if self._drained is None:
+            self._h11.receive_data(b"")  # the end of input, for h11
+        self._disconnected.set()
+        self._arrival.set()
+
+    def lost(self) -> None:
+        self._broken = True
+        self.ended()
+        self.writable(True)
+
+    def writable(self, yes: bool) -> None:
+        if yes:
+            if self._can_write is not None:
+                self._can_write.set()
+                self._can_write = None
+        elif self._can_write is None:
+            self._can_write = anyio.Event()
 
     # ------------------------------------------------------------- the exchange
 
@@ -417,33 +486,30 @@ class HttpConnection:
 
     # ------------------------------------------------------------------- bytes
 
-    async def _receive(self) -> bytes:
-        try:
-            return await self._stream.receive(RECEIVE_SIZE)
-        except _PEER_GONE:
-            return b""
-
     async def _write(self, data: bytes) -> None:
-        if self._broken:
-            return
-        try:
-            await self._stream.send(data)
-        except _PEER_GONE:
+        if self._broken or self._transport.is_closing():
             self._broken = True
             self._disconnected.set()
+            return
+        self._transport.write(data)
+        waiting = self._can_write
+        if waiting is not None:  # the peer does not read: wait until it does, or leaves
+            await waiting.wait()
 
     async def _half_close_and_drain(self) -> None:
         """Let a client that is still sending read the answer instead of a reset."""
-        try:
-            await self._stream.send_eof()
-        except _PEER_GONE:
+        if self._transport.is_closing() or not self._transport.can_write_eof():
             return
-        drained = 0
-        while drained < DRAIN_BYTES:
-            data = await self._receive()
-            if not data:
-                return
-            drained += len(data)
+        self._drained = 0
+        try:
+            self._transport.write_eof()
+        except OSError:
+            return  # the peer is already gone
+        if self._paused:
+            self._paused = False
+            self._transport.resume_reading()
+        while not self._eof and self._drained < DRAIN_BYTES:
+            await self._more(self._chunks)
 
 
 def _phrase(status: int) -> bytes:

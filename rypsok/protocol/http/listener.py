@@ -10,6 +10,7 @@ then whatever remains is cancelled and the sessions end with the managers.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from typing import Any
 
@@ -21,7 +22,7 @@ from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
 from rypsok.protocol.http.asgi import ASGIApp
 from rypsok.protocol.http.auth import Authenticator
-from rypsok.protocol.http.connection import Context, HttpConnection
+from rypsok.protocol.http.connection import Context, HttpConnection, Wire
 from rypsok.protocol.http.gate import Policy
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
@@ -36,8 +37,8 @@ def _attribute(obj: anyio.TypedAttributeProvider, attribute: Any) -> Any:
     return obj.extra(attribute, None)  # noqa: S610 - anyio's typed attributes, not Django
 
 
-def _family(stream: anyio.abc.SocketStream) -> str:
-    return "ipv6" if _attribute(stream, SocketAttribute.family) == socket.AF_INET6 else "ipv4"
+def _family(sock: socket.socket) -> str:
+    return "ipv6" if sock.family == socket.AF_INET6 else "ipv4"
 
 
 class HttpListener:
@@ -137,13 +138,18 @@ class HttpListener:
     async def _accept(
         self, sock: anyio.abc.SocketListener, ctx: Context, group: anyio.abc.TaskGroup
     ) -> None:
+        """Accept on the bound socket itself and hand each connection to an asyncio
+        transport of its own (HttpConnection's Wire): the event loop's callbacks
+        deliver its bytes, with no read call per request."""
         limit = self._settings.max_connections
+        loop = asyncio.get_running_loop()
+        raw: socket.socket = _attribute(sock, SocketAttribute.raw_socket)
         while True:
             try:
-                stream = await sock.accept()
-            except anyio.ClosedResourceError:
-                return
+                accepted, remote = await loop.sock_accept(raw)
             except OSError as exc:
+                if raw.fileno() < 0:
+                    return  # the listener was closed
                 # Out of descriptors, most likely: wait, and say so at most every 10 s.
                 now = anyio.current_time()
                 if now - self._last_accept_log >= ACCEPT_LOG_EVERY_S:
@@ -151,15 +157,19 @@ class HttpListener:
                     log.warn("accept_failed", error=type(exc).__name__)
                 await anyio.sleep(ACCEPT_RETRY_S)
                 continue
-            family = _family(stream)
+            family = _family(accepted)
             if len(self._connections) >= limit:
                 note("too_many_connections", family, logged=True)
-                with anyio.CancelScope(shield=True):
-                    await stream.aclose()
+                accepted.close()
                 continue
-            remote = _attribute(stream, SocketAttribute.remote_address)
+            try:
+                transport, wire = await loop.connect_accepted_socket(Wire, accepted)
+            except OSError:
+                accepted.close()  # gone between accept and its transport
+                continue
+            assert isinstance(transport, asyncio.Transport)
             client = (str(remote[0]), int(remote[1])) if isinstance(remote, tuple) else None
-            connection = HttpConnection(stream, ctx, family, client)
+            connection = HttpConnection(transport, wire, ctx, family, client)
             self._connections.add(connection)
             group.start_soon(self._serve, connection)
 
