@@ -38,9 +38,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from rypsok.core.boundary.bounds import bound
-from rypsok.core.boundary.instructions import looks_like_instruction
+from rypsok.core.boundary.instructions import _instruction_like
 from rypsok.core.boundary.markup import _decode_entities, _strip_markup
-from rypsok.core.boundary.unicode import _collapse_whitespace, _remove_invisible
+from rypsok.core.boundary.unicode import (
+    _collapse_whitespace,
+    _remove_invisible,
+    _spaced,
+    _visible,
+)
 from rypsok.core.limits import TABLE
 
 TITLE_MAX_CHARS: Final[int] = TABLE["LIM-S10"].default
@@ -112,9 +117,13 @@ def _clean_field(raw: str, markup: bool, limit: int) -> tuple[str, int, bool, bo
     # clean_text, bound and the check, without the intermediate objects: a search cleans
     # twenty fields or more.
     text = _decode_entities(_strip_markup(raw)) if markup else raw
-    text, removed = _remove_invisible(text)
+    # Text with nothing invisible keeps none through collapsing and the cut: the
+    # instruction check need not look for any again (`visible`).
+    visible = _visible(text)
+    text, removed = (_spaced(text), 0) if visible else _remove_invisible(text)
     text, truncated = bound(_collapse_whitespace(text), limit)
-    return text, removed, truncated, looks_like_instruction(text)
+    # A cut of collapsed text is collapsed too: bound only drops whitespace at its end.
+    return text, removed, truncated, _instruction_like(text, collapsed=True, visible=visible)
 
 
 def clean_result(

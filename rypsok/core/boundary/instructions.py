@@ -281,19 +281,34 @@ _ROLE_LABEL: Final = re.compile(r"\b(?:human|user)\s*:")
 _ASSISTANT_LABEL: Final = re.compile(r"\bassistant\s*:")
 
 
-def _normal_form(text: str) -> str:
-    """NFKC, no invisible characters, case-folded, whitespace collapsed."""
+def _normal_form(text: str, *, collapsed: bool = False, visible: bool = False) -> str:
+    """NFKC, no invisible characters, case-folded, whitespace collapsed.
+
+    `collapsed` says the text is already collapsed (the cleaner's own output): when NFKC
+    and the filter leave it as it is, collapsing again would change nothing, since case
+    folding neither makes nor changes whitespace. `visible` says it holds no joiner,
+    selector or invisible character: unless NFKC changed it, the filter has nothing to do.
+    """
+    unchanged = True
     if not text.isascii():  # NFKC leaves ASCII as it is
-        text = unicodedata.normalize("NFKC", text)
+        normal = unicodedata.normalize("NFKC", text)
+        unchanged = normal == text
+        text = normal
     # ASCII has invisible characters too (controls): only printable ASCII skips the filter.
-    if not (text.isascii() and text.isprintable()) and _has_suspicious(text):
+    if (
+        not (text.isascii() and text.isprintable())
+        and not (visible and unchanged)
+        and _has_suspicious(text)
+    ):
         text = "".join(
             ch
             for ch in text
             if ch in _JOINERS or ch in _WHITESPACE_CONTROLS or not is_invisible(ch)
         )
         text = text.replace(ZWNJ, "").replace(ZWJ, "")
-    return _collapse_whitespace(text.casefold())
+        unchanged = False
+    folded = text.casefold()
+    return folded if collapsed and unchanged else _collapse_whitespace(folded)
 
 
 def looks_like_instruction(text: str) -> bool:
@@ -304,7 +319,12 @@ def looks_like_instruction(text: str) -> bool:
     mathematical letters and a zero-width space inside a word do not hide a
     phrase. The text itself is never changed.
     """
-    plain = _normal_form(text)
+    return _instruction_like(text, collapsed=False)
+
+
+def _instruction_like(text: str, *, collapsed: bool, visible: bool = False) -> bool:
+    """looks_like_instruction; `collapsed` and `visible` as in _normal_form."""
+    plain = _normal_form(text, collapsed=collapsed, visible=visible)
     if not plain:
         return False
     # The look-alikes are all non-ASCII: ASCII text needs no translation.

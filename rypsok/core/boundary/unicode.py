@@ -363,13 +363,24 @@ _WHITESPACE_CONTROL_RUN: Final = re.compile(
 )
 
 
+def _visible(text: str) -> bool:
+    """No joiner, selector or invisible character in `text` (whitespace controls aside):
+    then `_remove_invisible` only turns whitespace controls into spaces."""
+    return (text.isascii() and text.isprintable()) or not _has_suspicious(text)
+
+
+def _spaced(text: str) -> str:
+    """`text` with its whitespace controls as spaces (printable text holds none)."""
+    return text if text.isprintable() else _WHITESPACE_CONTROL_RUN.sub(" ", text)
+
+
 def _remove_invisible(text: str) -> tuple[str, int]:
     if text.isascii() and text.isprintable():
         return text, 0  # the common case: nothing to look at
     if not _has_suspicious(text):
         # Only visible characters and whitespace: the whitespace controls become
-        # spaces, exactly as the passes below would make them.
-        return _WHITESPACE_CONTROL_RUN.sub(" ", text), 0
+        # spaces, exactly as the passes below would make them. Printable text holds none.
+        return _spaced(text), 0
     if len(text) <= 8 * _ISLAND_MARGIN:
         return _remove_invisible_passes(text)
     # Long text (a fetched page): the passes run only on islands around the

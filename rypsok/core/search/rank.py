@@ -208,16 +208,26 @@ def _build(entry: _Entry) -> RankedResult:
         )
     shown = lead
     if not lead[3].https:
-        shown = next((c for c in ordered if c[3].https), lead)
-    preference = {c[2]: c[1] for c in best.values()}
+        for candidate in ordered:
+            if candidate[3].https:
+                shown = candidate
+                break
+    date = item.date
+    if date is None:
+        for candidate in ordered:
+            if candidate[4].date is not None:
+                date = candidate[4].date
+                break
+    firsts = best.values()
     return RankedResult(
         url=shown[3].url,
         key=key,
         title=item.title,
         snippet=item.snippet,
-        date=next((c[4].date for c in ordered if c[4].date is not None), None),
-        observations=tuple(Seen(c[2], c[0]) for c in best.values()),
+        date=date,
+        observations=tuple([Seen(c[2], c[0]) for c in firsts]),
         score=-negated,
-        engines=tuple(sorted(best, key=lambda e: (preference[e], e))),
+        # By preference, then identifier: the (preference, engine) pairs sort as they are.
+        engines=tuple([engine for _, engine in sorted([(c[1], c[2]) for c in firsts])]),
         markup=item.markup,
     )

@@ -303,6 +303,29 @@ def test_req_rank_001_002_003_004_005_006_007_req_ctx_004_006_req_sec_003_015_be
     assert _text(_everything(tmp_path)) == GOLDEN.read_text(encoding="utf-8")
 
 
+def test_req_rank_002_003_the_per_search_host_memo_and_fast_path_change_no_url() -> None:
+    """rank normalizes through a per-search host memo and a shorter path for plain URLs;
+    both must give what the general path gives, for every URL and on a repeated host."""
+    import random
+
+    rnd = random.Random(17)
+    atoms = [
+        "http", "https", "HTTP", "://", "example.com", "EXAMPLE.com", "a.b", "10.0.0.1",
+        "8.8.8.8", "0x7f.1", "[::1]", "[2001:db8::1]", ":", ":443", ":80", "@", "/", "?",
+        "#", "&", "=", "utm_source=x", "fbclid=1", "a=b", "%7e", "%2F", "%zz", "b\u00fccher",
+        "\u00e9", ".", "localhost", "x.local", "-", "_", " ", "\u200b", "%75tm_x=1",
+    ]  # fmt: skip
+    cases = list(HOSTILE_URLS)
+    for _ in range(3000):
+        head = rnd.choice(["http://", "https://", ""])
+        cases.append(head + "".join(rnd.choice(atoms) for _ in range(rnd.randint(1, 8))))
+    hosts: dict[str, tuple[str, str] | None] = {}
+    for url in cases:
+        alone = normalize(url)
+        assert normalize(url, None, {}) == alone, url
+        assert normalize(url, None, hosts) == alone, url  # hosts judged by earlier URLs
+
+
 def test_golden_covers_the_hostile_cases() -> None:
     """The golden file is not degenerate: flagged, cut, removed and dropped all occur."""
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
