@@ -172,7 +172,8 @@ def text(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     # json.loads already joined every valid pair: a surrogate left over is a lone one.
-    return _SURROGATE.sub("\ufffd", value)
+    # ASCII text holds none, and isascii() costs nothing (a flag of the string).
+    return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
 
 
 # ASCII digits only: \d also matches other scripts' digits, which a date field must not echo.

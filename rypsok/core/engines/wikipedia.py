@@ -42,6 +42,8 @@ _EDITION_OF: dict[str, str] = {
 # Characters MediaWiki leaves unescaped in its own article URLs (wfUrlencode); everything
 # else is percent-encoded as UTF-8 (clarifications.md, "Wikipedia result URL").
 _TITLE_SAFE = ";@$!*(),/~:"
+# What quote() never escapes: its always-safe characters and _TITLE_SAFE.
+_QUOTE_KEEPS = re.compile(r"[A-Za-z0-9_.\-~" + re.escape(_TITLE_SAFE) + r"]*")
 
 _EDITION = re.compile(r"[a-z]{2,12}(?:-[a-z]{2,12}){0,2}")
 
@@ -58,7 +60,9 @@ def edition(language: str) -> str | None:
 
 def article_path(title: str) -> str:
     """A page title as MediaWiki writes it in an article URL: Rust & Bone -> Rust_%26_Bone."""
-    return quote(title.replace(" ", "_"), safe=_TITLE_SAFE)
+    path = title.replace(" ", "_")
+    # quote() keeps these characters as they are: a title of them alone is its own path.
+    return path if _QUOTE_KEEPS.fullmatch(path) else quote(path, safe=_TITLE_SAFE)
 
 
 def mirror_urls(base_url: str) -> tuple[str, str]:
