@@ -220,9 +220,9 @@ class HttpConnection:
             request = await self._head(deadline, head_deadline, protocol_deadline)
             if request is None:
                 return False
-            verdict = gate.check_head(
-                request.method, request.target, request.headers, self._ctx.policy
-            )
+            # h11's Headers is a Sequence read item by item: made a list once.
+            headers = list(request.headers)
+            verdict = gate.check_head(request.method, request.target, headers, self._ctx.policy)
             if isinstance(verdict, Refusal):
                 return await self._refuse(verdict)
             body = await self._body(deadline)
@@ -230,7 +230,7 @@ class HttpConnection:
                 return False
             if isinstance(body, Refusal):
                 return await self._refuse(body)
-            return await self._dispatch(request, verdict, body, deadline)
+            return await self._dispatch(request, headers, verdict, body, deadline)
         except _Timeout as timeout:
             if timeout.request_clock:
                 return await self._refuse(refusals.REQUEST_TIMEOUT)
@@ -338,7 +338,12 @@ class HttpConnection:
     # ------------------------------------------------------------- the exchange
 
     async def _dispatch(
-        self, request: h11.Request, admitted: Admitted, body: bytes, deadline: float
+        self,
+        request: h11.Request,
+        headers: list[tuple[bytes, bytes]],
+        admitted: Admitted,
+        body: bytes,
+        deadline: float,
     ) -> bool:
         method = request.method
         message: dict[str, Any] | None = None
@@ -367,7 +372,7 @@ class HttpConnection:
         scope = build_scope(
             method,
             request.target,
-            normalised_headers(request.headers, method == b"POST"),
+            normalised_headers(headers, method == b"POST"),
             self._client,
             self._ctx.server,
             request.http_version,
@@ -513,7 +518,7 @@ class HttpConnection:
 
 
 def _phrase(status: int) -> bytes:
-    try:
-        return HTTPStatus(status).phrase.encode("ascii")
-    except ValueError:
-        return b""
+    return _PHRASES.get(status, b"")
+
+
+_PHRASES = {s.value: s.phrase.encode("ascii") for s in HTTPStatus}
