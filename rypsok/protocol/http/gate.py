@@ -10,6 +10,7 @@ protocol headers and sessions, 503 session bound (the session pool's).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -181,6 +182,11 @@ def _acceptable(ranges: dict[str, float], media_type: str) -> bool:
 
 
 def accepts_both(values: Sequence[bytes]) -> bool:
+    return _accepts_both(tuple(values))
+
+
+@functools.lru_cache(maxsize=32)  # a client sends the same Accept on every request
+def _accepts_both(values: tuple[bytes, ...]) -> bool:
     ranges = _media_ranges(values)
     return _acceptable(ranges, "application/json") and _acceptable(ranges, "text/event-stream")
 
