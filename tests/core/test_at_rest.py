@@ -62,7 +62,7 @@ def test_lim_m1_a_session_at_rest_loads_no_parser_driver_or_pipeline(tmp_path: P
 
 def test_req_eng_004_every_admitted_type_has_its_driver_module() -> None:
     assert set(registry.DRIVER_MODULES) == set(registry.ADMISSIONS)
-    for driver, (module, name) in registry.DRIVER_MODULES.items():
-        loaded = __import__(module, fromlist=[name])
+    for driver, (load, name) in registry.DRIVER_MODULES.items():
+        loaded = load()
         assert getattr(loaded, name).__name__ == name
         assert loaded.ADMISSION is registry.ADMISSIONS[driver]

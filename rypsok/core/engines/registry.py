@@ -7,8 +7,9 @@ never loads the DuckDuckGo driver and its HTML parser.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from rypsok.core.engines.admission import ADMISSIONS as ADMISSIONS
 from rypsok.core.engines.admission import admission as admission
@@ -19,17 +20,36 @@ if TYPE_CHECKING:
     # Only for annotations: drivers sit above the configuration.
     from rypsok.core.config.settings import EngineSettings
 
-# Driver type -> (its module, its driver class). Every admitted type has one: a
-# driver ships with its admission record (tests/core/engines check both ways).
-DRIVER_MODULES: dict[str, tuple[str, str]] = {
-    "wikipedia": ("rypsok.core.engines.wikipedia", "WikipediaDriver"),
-    "brave": ("rypsok.core.engines.brave", "BraveDriver"),
-    "duckduckgo": ("rypsok.core.engines.duckduckgo", "DuckDuckGoDriver"),
+
+def _wikipedia() -> ModuleType:
+    from rypsok.core.engines import wikipedia
+
+    return wikipedia
+
+
+def _brave() -> ModuleType:
+    from rypsok.core.engines import brave
+
+    return brave
+
+
+def _duckduckgo() -> ModuleType:
+    from rypsok.core.engines import duckduckgo
+
+    return duckduckgo
+
+
+# Driver type -> (the import of its module, its driver class). Every admitted type has
+# one: a driver ships with its admission record (tests/core/test_at_rest.py checks).
+DRIVER_MODULES: dict[str, tuple[Callable[[], ModuleType], str]] = {
+    "wikipedia": (_wikipedia, "WikipediaDriver"),
+    "brave": (_brave, "BraveDriver"),
+    "duckduckgo": (_duckduckgo, "DuckDuckGoDriver"),
 }
 
 
-def _module(driver: str) -> Any:
-    return importlib.import_module(DRIVER_MODULES[driver][0])
+def _module(driver: str) -> ModuleType:
+    return DRIVER_MODULES[driver][0]()
 
 
 def endpoint_for(settings: EngineSettings) -> EngineEndpoint:
