@@ -199,7 +199,8 @@ _LATIN_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
     _OVERRIDES,
     ("you",),
     ("from now on",),
-    (":", "!"),
+    # The leading word, not the ':' or '!' every match also holds: a colon is common.
+    ("attention", "note", "notice", "message", "instruction", "reminder", "important", "warning"),
     ("dear",),
     ("if you",),
     ("this",),
@@ -277,6 +278,27 @@ _LATIN_LETTERS: Final = _non_ascii_letters(_LATIN_CHECKS)
 _OTHER_LETTERS: Final = _non_ascii_letters(_OTHER_CHECKS)
 
 
+# Both sets' ASCII anchors in one list, each with the checks it opens in either set: text
+# that both sets read as it is (no look-alike to translate) is tested in one pass.
+_BOTH_ASCII: Final = tuple(sorted(set(_LATIN_INDEX[1]) | set(_OTHER_INDEX[1])))
+
+
+def _both_match(text: str) -> bool:
+    """`_any_match(text, _LATIN_CHECKS) or _any_match(text, _OTHER_CHECKS)`, the ASCII
+    anchors of both tested together."""
+    if not text.isascii() and _OTHER_LETTERS is not None and _OTHER_LETTERS.search(text):
+        # A non-ASCII anchor may be there (the Latin set has none): the sets one by one.
+        return _any_match(text, _LATIN_CHECKS) or _any_match(text, _OTHER_CHECKS)
+    present = [a for a in _BOTH_ASCII if a in text]
+    if not present:
+        return False
+    for checks, (_, _, index) in ((_LATIN_CHECKS, _LATIN_INDEX), (_OTHER_CHECKS, _OTHER_INDEX)):
+        candidates = sorted({i for a in present for i in index.get(a, ())})
+        if any(checks[i][1].search(text) is not None for i in candidates):
+            return True
+    return False
+
+
 _ROLE_LABEL: Final = re.compile(r"\b(?:human|user)\s*:")
 _ASSISTANT_LABEL: Final = re.compile(r"\bassistant\s*:")
 
@@ -331,12 +353,15 @@ def _instruction_like(text: str, *, collapsed: bool, visible: bool = False) -> b
     # str.translate with a dict runs per character in Python terms: only text that holds
     # a look-alike pays for it.
     latin = plain if _LOOKALIKE.search(plain) is None else plain.translate(_LATIN_LOOKALIKES)
-    if _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
+    if latin is plain:
+        if _both_match(plain):
+            return True
+    elif _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
         return True
     # A fake dialogue: a user's turn followed by an assistant's turn. Two
     # searches rather than one '.*' pattern, so the cost stays linear.
-    if ":" not in latin:  # both labels end in one
-        return False
+    if ":" not in latin or ("user" not in latin and "human" not in latin):
+        return False  # both labels end in ':', and the first is one of these words
     role = _ROLE_LABEL.search(latin)
     return role is not None and _ASSISTANT_LABEL.search(latin, role.end()) is not None
 
