@@ -501,6 +501,12 @@ _DETECTORS: Final[tuple[tuple[Callable[[str], Iterator[_Hit]], tuple[str, ...]],
 )
 
 
+#: Each detector's literals, flattened: (literal, index of its detector in _DETECTORS).
+_LITERALS: Final = tuple(
+    (literal, i) for i, (_, literals) in enumerate(_DETECTORS) for literal in literals
+)
+
+
 # ---------------------------------------------------------------------------
 # Every detector over the views of a text.
 
@@ -526,9 +532,10 @@ def find_secrets(text: str) -> list[Finding]:
 
     for view in views:
         lowered = view.text.lower()
-        for detector, literals in _DETECTORS:
-            if any(literal in lowered for literal in literals):
-                collect(view, detector(view.text))
+        # One pass over every literal, then the detectors they open, in table order.
+        opened = {i for literal, i in _LITERALS if literal in lowered}
+        for i in sorted(opened):
+            collect(view, _DETECTORS[i][0](view.text))
     if "://" in plain.text:
         collect(plain, _url_userinfo_password(plain.text))
 
