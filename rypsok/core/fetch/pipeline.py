@@ -46,14 +46,21 @@ from rypsok.core.telemetry import counters, log
 if TYPE_CHECKING:
     from rypsok.core.fetch import charset
     from rypsok.core.fetch.html.attributes import READ_ATTRIBUTES
-    from rypsok.core.fetch.html.extract import extract, extract_text
+    from rypsok.core.fetch.html.extract import extract_blocks, extract_text
     from rypsok.core.fetch.html.tree import parse_html, release
 
 # Loaded on the first fetch, not at import: a session that never fetches never holds
 # the HTML parser and charset detection (LIM-M1). They are module attributes once
 # loaded (a test may replace one).
 _ON_FIRST_USE = frozenset(
-    {"READ_ATTRIBUTES", "charset", "extract", "extract_text", "parse_html", "release"}
+    {
+        "READ_ATTRIBUTES",
+        "charset",
+        "extract_blocks",
+        "extract_text",
+        "parse_html",
+        "release",
+    }
 )
 
 
@@ -67,7 +74,7 @@ def _load() -> None:
     for name, value in (
         ("READ_ATTRIBUTES", attributes.READ_ATTRIBUTES),
         ("charset", charset_module),
-        ("extract", extract.extract),
+        ("extract_blocks", extract.extract_blocks),
         ("extract_text", extract.extract_text),
         ("parse_html", tree.parse_html),
         ("release", tree.release),
@@ -151,6 +158,7 @@ class FetchService:
         # holds it any more, not even this frame (REQ-LIFE-002).
         held = [response.body]
         del response
+        _give_back_freed_memory()  # the parts the body was received in
         page = await self._read(held, declared, kind, final.url)
         return self._respond(request, final, page)
 
@@ -372,9 +380,6 @@ class FetchService:
         def work(cancel: threading.Event) -> _Page:
             _load()
             body = held.pop()
-            # What the downloads freed (their received parts) goes back before the page
-            # grows into a tree.
-            _give_back_freed_memory()
             if kind == "text":
                 text = charset.decode(body, declared)
                 del body
@@ -392,19 +397,22 @@ class FetchService:
                     keep_attributes=READ_ATTRIBUTES,
                 )
                 del source
+                _give_back_freed_memory()  # the body, and what the parse let go of
                 try:
-                    extracted = extract(doc, url)
+                    parts = extract_blocks(doc, url)
                 finally:
                     release(doc.root)
                 del doc
-                # The tree and the analysis are gone: their memory goes back before
-                # the cleaning makes the content.
+                # The tree and the analysis are gone: their memory goes back before the
+                # blocks are joined into the content.
                 _give_back_freed_memory()
+                title, blocks, partial = parts.title, parts.blocks, parts.partial
+                del parts
+                content, removed = _clean(blocks)
+                _give_back_freed_memory()
+                return _Page(title, content, removed, partial)
             content, removed = boundary.clean_content(extracted.markdown)
-            page = _Page(extracted.title, content, removed, extracted.partial)
-            del extracted
-            _give_back_freed_memory()
-            return page
+            return _Page(extracted.title, content, removed, extracted.partial)
 
         margin = limits.default("LIM-F5") / 1000
         try:
@@ -453,6 +461,38 @@ class FetchService:
         )
 
 
+# Characters of Markdown cleaned at a time (at a line's end past this many).
+CLEAN_PIECE = 1 << 18  # 256 Ki
+_SENTINEL = "x"  # a line the cleaning keeps as it is
+
+
+def _clean(blocks: list[str]) -> tuple[str, int]:
+    """boundary.clean_content of the Markdown the blocks make (joined with a blank
+    line), made a few blocks at a time, each block let go of once cleaned: the page's
+    text exists twice at most here (what is left of the blocks and the cleaned
+    pieces, then the pieces and their join), and never beside its tree. The cleaning
+    is line by line, so the cleaned pieces joined are its answer; a sentinel line at
+    each end of a piece keeps the piece's own empty end lines, which only the ends
+    of the whole Markdown lose."""
+    if sum(map(len, blocks)) <= CLEAN_PIECE:
+        return boundary.clean_content("\n\n".join(blocks))
+    pieces: list[str] = []
+    removed = 0
+    start, size = 0, 0
+    for i, block in enumerate(blocks):
+        size += len(block)
+        if size >= CLEAN_PIECE or i == len(blocks) - 1:
+            group = "\n\n".join(blocks[start : i + 1])
+            blocks[start : i + 1] = [""] * (i + 1 - start)
+            cleaned, count = boundary.clean_content(f"{_SENTINEL}\n{group}\n{_SENTINEL}")
+            del group
+            pieces.append(cleaned[len(_SENTINEL) + 1 : -len(_SENTINEL) - 1])
+            removed += count
+            start, size = i + 1, 0
+    blocks.clear()
+    return "\n\n".join(pieces).strip("\n"), removed
+
+
 _TRIM: list[Callable[[int], int] | None] = []
 
 
@@ -462,8 +502,9 @@ def _give_back_freed_memory() -> None:
     A download frees its received parts in the event loop's malloc arena, a parse
     tens of MiB in its worker thread's; glibc keeps them for that arena, where the
     next parse, in another thread, cannot use them, so the process grew by what
-    each freed (docs/memory.md). Called around each page's stages. A no-op where
-    the C library has no malloc_trim (musl, macOS)."""
+    each freed (docs/memory.md). Called once a body is received and after each
+    stage of its page; it takes about a millisecond. A no-op where the C library
+    has no malloc_trim (musl, macOS)."""
     if not _TRIM:
         try:
             import ctypes

@@ -363,7 +363,7 @@ def test_req_sec_012_a_parse_cut_by_its_deadline_keeps_its_permit_until_its_thre
     running: Counter[str] = Counter()
     gate = threading.Event()
     lock = threading.Lock()
-    real = pipeline.extract
+    real = pipeline.extract_blocks
 
     def stubborn_extract(*args: Any, **kwargs: Any) -> Any:
         with lock:
@@ -377,7 +377,7 @@ def test_req_sec_012_a_parse_cut_by_its_deadline_keeps_its_permit_until_its_thre
             with lock:
                 running["now"] -= 1
 
-    monkeypatch.setattr(pipeline, "extract", stubborn_extract)
+    monkeypatch.setattr(pipeline, "extract_blocks", stubborn_extract)
     with held_site() as (port, counting):
         counting.gate.set()  # pages answer at once; only the extraction is held
         core = make(tmp_path, fetch="deadline_ms = 1000\n", limit="parsing_in_flight = 1\n")

@@ -11,7 +11,10 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from rypsok.core import boundary
 from rypsok.core.fetch import pipeline
 from tests.core.fetch.test_fetch import make as make_fetcher
 from tests.support.paths import REPO
@@ -66,10 +69,10 @@ def test_lim_m2_the_body_is_let_go_of_once_the_page_is_parsed(
         seen["thread"] = threading.current_thread().name
         return extract(doc, url)
 
-    extract = pipeline.extract
+    extract = pipeline.extract_blocks
     monkeypatch.setattr(pipeline.FetchService, "_read", watched_read)
     monkeypatch.setattr(pipeline, "parse_html", watched_parse)
-    monkeypatch.setattr(pipeline, "extract", watched_extract)
+    monkeypatch.setattr(pipeline, "extract_blocks", watched_extract)
     body = ("<html><body><article><p>" + "Word in a sentence. " * 400 + "</p></article>").encode()
     with site({"/page": Page(body=body)}) as s:
         core = make_fetcher(tmp_path)
@@ -81,3 +84,30 @@ def test_lim_m2_the_body_is_let_go_of_once_the_page_is_parsed(
     assert answer.content.startswith("Word in a sentence.")
     assert seen["held at extraction"] == []
     assert seen["source body at extraction"] is None
+
+
+lines = st.lists(
+    st.text(
+        st.sampled_from(["a", "é", "😀", " ", "\t", "\r", "\n", "\u200b", "\u202e", "\x07"]),
+        max_size=8,
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines, st.integers(0, 12))
+@example(["\u200b", "a", "\n\u200b"], 0)  # end lines that clean to nothing, a piece a block
+@example(["a\n\u200b", "", "b"], 1)
+def test_req_sec_015_the_markdown_cleaned_in_pieces_is_the_whole_cleaned(
+    blocks: list[str], piece: int
+) -> None:
+    """The fetch path cleans a large page's Markdown a few blocks at a time, once the
+    tree is let go of (so the page's text is not held three times at once): the answer
+    and the count of removed characters are those of cleaning the joined Markdown."""
+    whole = boundary.clean_content("\n\n".join(blocks))
+    kept, pipeline.CLEAN_PIECE = pipeline.CLEAN_PIECE, piece
+    try:
+        assert pipeline._clean(list(blocks)) == whole
+    finally:
+        pipeline.CLEAN_PIECE = kept

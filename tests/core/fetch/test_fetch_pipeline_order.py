@@ -22,7 +22,7 @@ import pytest
 
 from rypsok.core import boundary
 from rypsok.core.fetch import charset, pipeline
-from rypsok.core.fetch.html.extract import extract, extract_text
+from rypsok.core.fetch.html.extract import extract_blocks, extract_text
 from rypsok.core.fetch.html.tree import parse_html
 from rypsok.core.fetch.pipeline import FetchService
 from tests.core.fetch.test_fetch import make, refused
@@ -72,7 +72,7 @@ def record_stages(monkeypatch: pytest.MonkeyPatch) -> Calls:
     monkeypatch.setattr(pipeline, "_media_kind", record(calls, "media", pipeline._media_kind))
     monkeypatch.setattr(charset, "decode", record(calls, "decode", charset.decode))
     monkeypatch.setattr(pipeline, "parse_html", record(calls, "parse", parse_html))
-    monkeypatch.setattr(pipeline, "extract", record(calls, "extract", extract))
+    monkeypatch.setattr(pipeline, "extract_blocks", record(calls, "extract", extract_blocks))
     monkeypatch.setattr(pipeline, "extract_text", record(calls, "extract_text", extract_text))
     monkeypatch.setattr(boundary, "clean_content", record(calls, "clean", boundary.clean_content))
     # Truncation has no function of its own: it is the slice _respond takes of the page.
@@ -122,9 +122,11 @@ def test_req_page_001_content_stages_run_in_order_each_on_the_last_ones_output(
     assert parsed_input is decoded
     (extracted_from, base_url), extracted = stage["extract"]
     assert extracted_from is tree and base_url == s.url("/notes")
-    assert extracted.title == "Caf\xe9 notes" and ZWSP in extracted.markdown
+    # the Markdown's blocks, joined once the tree is let go of, are what is cleaned
+    markdown = "\n\n".join(extracted.blocks)
+    assert extracted.title == "Caf\xe9 notes" and ZWSP in markdown
     (cleaned_input,), (cleaned, removed) = stage["clean"]
-    assert cleaned_input is extracted.markdown
+    assert cleaned_input == markdown
     assert removed == 1 and ZWSP not in cleaned  # the article's one; the menu's was dropped
     (_, request, _, page), truncated = stage["truncate"]  # self, request, final, page
     assert request.max_chars == MAX_CHARS

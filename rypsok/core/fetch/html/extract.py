@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from rypsok.core.fetch.html.attributes import attr
-from rypsok.core.fetch.html.markdown import write_markdown
+from rypsok.core.fetch.html.markdown import markdown_blocks
 from rypsok.core.fetch.html.prune import classify, cuts
 from rypsok.core.fetch.html.score import choose, measure, score_blocks
 from rypsok.core.fetch.html.tree import Element, ParsedDocument
 
-__all__ = ["Extracted", "extract", "extract_text"]
+__all__ = ["Extracted", "ExtractedBlocks", "extract", "extract_blocks", "extract_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +78,43 @@ def _base(root: Element, base_url: str) -> str:
     return base_url
 
 
+@dataclass(frozen=True, slots=True)
+class ExtractedBlocks:
+    """What :func:`extract` answers, the Markdown left as its blocks: joined with a
+    blank line they are ``extract``'s ``markdown``. Each is in NFC already."""
+
+    title: str | None
+    blocks: list[str]
+    partial: bool
+
+
 def extract(doc: ParsedDocument, base_url: str) -> Extracted:
     """The page's title and main content as Markdown."""
+    title, blocks = _content(doc, base_url)
+    markdown = "\n\n".join(blocks)
+    del blocks
+    # One spelling for each character (NFC): a page may write "ড়" as one code
+    # point or as two, and a reader searching the text must find either.
+    markdown = unicodedata.normalize("NFC", markdown)
+    return Extracted(title=title, markdown=markdown, partial=doc.partial)
+
+
+def extract_blocks(doc: ParsedDocument, base_url: str) -> ExtractedBlocks:
+    """:func:`extract`, without joining the blocks: the fetch path joins them once
+    the tree is let go of. A blank line composes with no character, so NFC block by
+    block is NFC of the whole."""
+    title, blocks = _content(doc, base_url)
+    for i, block in enumerate(blocks):
+        blocks[i] = unicodedata.normalize("NFC", block)
+    return ExtractedBlocks(title=title, blocks=blocks, partial=doc.partial)
+
+
+def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]:
+    """The title and the blocks of the main content's Markdown."""
     html = _child(doc.root, "html")
     body = _child(html, "body") or _child(html, "frameset") or html
     if body is None:
-        return Extracted(title=None, markdown="", partial=doc.partial)
+        return None, []
     title = _title(doc.root, body)
     an = measure(body)
     classify(an)
@@ -91,11 +122,7 @@ def extract(doc: ParsedDocument, base_url: str) -> Extracted:
     node, article = choose(an)
     # On a listing the comments are the content; only chrome boxes go.
     cut = cuts(an, node) if article else {e for e in an.chrome if e is not node}
-    markdown = write_markdown(node, an.removed, cut, _base(doc.root, base_url))
-    # One spelling for each character (NFC): a page may write "ড়" as one code
-    # point or as two, and a reader searching the text must find either.
-    markdown = unicodedata.normalize("NFC", markdown)
-    return Extracted(title=title, markdown=markdown, partial=doc.partial)
+    return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url))
 
 
 def extract_text(text: str) -> Extracted:

@@ -25,7 +25,7 @@ from rypsok.core.fetch.html.vocabulary import (
     TABLE_ROW_GROUPS,
 )
 
-__all__ = ["write_markdown"]
+__all__ = ["markdown_blocks", "write_markdown"]
 
 # Markdown's mark for each emphasis element.
 _EMPHASIS = {**dict.fromkeys(EMPHASIS, "*"), **dict.fromkeys(STRONG, "**")}
@@ -435,16 +435,24 @@ def _as_blocks(texts: list[str]) -> list[_Item]:
 def write_markdown(root: Element, removed: set[Element], cut: set[Element], base: str) -> str:
     """``root`` as Markdown, without the ``removed`` and ``cut`` elements; links
     resolved against ``base``. Blocks are separated by one blank line."""
+    return "\n\n".join(markdown_blocks(root, removed, cut, base))
+
+
+def markdown_blocks(
+    root: Element, removed: set[Element], cut: set[Element], base: str
+) -> list[str]:
+    """The blocks :func:`write_markdown` joins with a blank line: a caller that lets
+    the tree go first joins them without the tree in memory beside the text."""
     rendered = _Renderer(removed, base, cut).render(root)
     # Each rendered block is let go of as soon as its stripped copy is made, so the
-    # page's text exists twice at most here (the blocks and their join), not three times.
+    # page's text is not held twice by this list and the one made from it.
     blocks: list[str] = []
     for i, b in enumerate(rendered):
         rendered[i] = ""
         if b.strip():
             blocks.append(b.strip("\n"))
     del rendered
-    return "\n\n".join(_without_trailing_leftovers(blocks))
+    return _without_trailing_leftovers(blocks)
 
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.

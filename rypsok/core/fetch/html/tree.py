@@ -23,6 +23,7 @@ doctype are counted and dropped. The tree keeps HTML elements with
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -76,29 +77,57 @@ class _Cut(Exception):
     """A bound was reached: stop html5lib and keep what was built."""
 
 
+# A text run at least this long, stored by CPython at 4 bytes a character (one
+# emoji or rare ideograph in it is enough), is kept in the tree as UTF-8, about
+# a third of that for most scripts, and decoded on each read. Shorter or
+# narrower runs are kept as they are: UTF-8 would not be smaller, or not by much.
+_WIDE_TEXT = 64
+_UTF8 = "utf-8"
+_EXACT = "surrogatepass"  # a str page may hold lone surrogates: they round-trip
+
+
+def _stored(text: str) -> str | bytes:
+    """What a Text keeps of ``text``: UTF-8 for a long run of 4-byte characters."""
+    if (
+        len(text) >= _WIDE_TEXT
+        and not text.isascii()
+        # 4 bytes a character: a narrower str is at most 2 bytes one, plus its header.
+        and sys.getsizeof(text) >= 4 * len(text)
+    ):
+        return text.encode(_UTF8, _EXACT)
+    return text
+
+
 class Text:
     """A run of text. Appends are kept as chunks and joined once, on read, so
-    a page of many small character tokens does not copy its text repeatedly."""
+    a page of many small character tokens does not copy its text repeatedly.
+    A long run of 4-byte characters is then kept as UTF-8 (see _stored)."""
 
     __slots__ = ("_chunks", "parent")
 
     def __init__(self, data: str) -> None:
-        self._chunks: str | list[str] = data
+        self._chunks: str | list[str] | bytes = data
         self.parent: Element | None = None
 
     def append(self, data: str) -> None:
         chunks = self._chunks
-        if isinstance(chunks, str):
+        if type(chunks) is list:
+            chunks.append(data)
+        elif type(chunks) is str:
             self._chunks = [chunks, data]
         else:
-            chunks.append(data)
+            self._chunks = [chunks.decode(_UTF8, _EXACT), data]  # type: ignore[union-attr]
 
     @property
     def data(self) -> str:
         chunks = self._chunks
-        if isinstance(chunks, list):
-            chunks = self._chunks = "".join(chunks)
-        return chunks
+        if type(chunks) is str:
+            return chunks
+        if type(chunks) is list:
+            text = "".join(chunks)
+            self._chunks = _stored(text)
+            return text
+        return chunks.decode(_UTF8, _EXACT)  # type: ignore[union-attr]
 
     def __repr__(self) -> str:
         return f"Text({self.data[:20]!r})"
@@ -379,6 +408,8 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
                 return
         self._budget.take()
         text = Text(data)
+        if len(data) >= _WIDE_TEXT:
+            text._chunks = _stored(data)
         text.parent = parent
         children.append(text)
 

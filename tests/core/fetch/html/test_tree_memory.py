@@ -6,6 +6,7 @@ runs. Each saves memory only: the extraction must read exactly what it read befo
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -136,3 +137,36 @@ def test_lim_m2_a_released_tree_still_reads() -> None:
     release(doc.root)
     assert doc.root.text_content() == "one two"
     assert all(c.parent is None for e in elements(doc.root) for c in e.children)
+
+
+def only_text(doc_root: Element) -> Text:
+    (p,) = [e for e in elements(doc_root) if e.name == "p"]
+    (text,) = p.children
+    assert isinstance(text, Text)
+    return text
+
+
+@pytest.mark.parametrize("lead", ["", " "], ids=["one piece", "joined pieces"])
+def test_lim_m3_a_long_run_of_4_byte_characters_is_kept_as_utf8(lead: str) -> None:
+    # One emoji makes CPython store the whole run at 4 bytes a character; the tree keeps
+    # it as UTF-8 (Cyrillic at 2 bytes, the emoji at 4) and reads it back the same.
+    run = lead + "слово ещё 😀 " * 40
+    text = only_text(parse_html(f"<p>{run}</p>").root)
+    assert text.data == run and text.data == run  # read twice: decoded each time
+    assert isinstance(text._chunks, bytes)
+    assert len(text._chunks) < sys.getsizeof(run) / 2
+
+
+def test_lim_m3_narrow_or_short_text_is_kept_as_it_is() -> None:
+    for run in ("plain ascii " * 40, "слово " * 40, "短い 😀"):  # 1 or 2 bytes, or short
+        text = only_text(parse_html(f"<p>{run}</p>").root)
+        assert text.data == run
+        assert type(text._chunks) is str
+
+
+def test_lim_m3_text_kept_as_utf8_round_trips_lone_surrogates_and_takes_appends() -> None:
+    run = "\ud800 lone 😀 " * 20  # a str page may carry what no UTF-8 page can
+    text = only_text(parse_html(f"<p>{run}</p>").root)
+    assert text.data == run and isinstance(text._chunks, bytes)
+    text.append("more")  # html5lib appends to the last text node
+    assert text.data == run + "more"
