@@ -283,13 +283,33 @@ _OTHER_LETTERS: Final = _non_ascii_letters(_OTHER_CHECKS)
 _BOTH_ASCII: Final = tuple(sorted(set(_LATIN_INDEX[1]) | set(_OTHER_INDEX[1])))
 
 
-def _both_match(text: str) -> bool:
+# The look-alikes and the other set's non-ASCII anchor letters, in one class.
+_RARE: Final = re.compile(
+    "["
+    + re.escape(
+        "".join(
+            sorted(
+                set(map(chr, _LATIN_LOOKALIKES))
+                | {ch for names, _ in _OTHER_CHECKS for a in names for ch in a if not ch.isascii()}
+            )
+        )
+    )
+    + "]"
+)
+assert not any("?" in a for a in _BOTH_ASCII)  # what _both_match's probe relies on
+
+
+def _both_match(text: str, rare: bool = True) -> bool:
     """`_any_match(text, _LATIN_CHECKS) or _any_match(text, _OTHER_CHECKS)`, the ASCII
-    anchors of both tested together."""
-    if not text.isascii() and _OTHER_LETTERS is not None and _OTHER_LETTERS.search(text):
+    anchors of both tested together. `rare` False says the text holds no character of
+    _RARE, so no non-ASCII anchor."""
+    if rare and not text.isascii() and _OTHER_LETTERS is not None and _OTHER_LETTERS.search(text):
         # A non-ASCII anchor may be there (the Latin set has none): the sets one by one.
         return _any_match(text, _LATIN_CHECKS) or _any_match(text, _OTHER_CHECKS)
-    present = [a for a in _BOTH_ASCII if a in text]
+    # An ASCII needle in a wider string is widened by every test; in the text with each
+    # non-ASCII character as '?' (in no anchor) the anchors occur exactly where they did.
+    probe = text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+    present = [a for a in _BOTH_ASCII if a in probe]
     if not present:
         return False
     for checks, (_, _, index) in ((_LATIN_CHECKS, _LATIN_INDEX), (_OTHER_CHECKS, _OTHER_INDEX)):
@@ -352,9 +372,12 @@ def _instruction_like(text: str, *, collapsed: bool, visible: bool = False) -> b
     # The look-alikes are all non-ASCII: ASCII text needs no translation.
     # str.translate with a dict runs per character in Python terms: only text that holds
     # a look-alike pays for it.
-    latin = plain if _LOOKALIKE.search(plain) is None else plain.translate(_LATIN_LOOKALIKES)
+    # One scan tells whether either kind of character is there at all (usually not).
+    rare = not plain.isascii() and _RARE.search(plain) is not None
+    translate = rare and _LOOKALIKE.search(plain) is not None
+    latin = plain.translate(_LATIN_LOOKALIKES) if translate else plain
     if latin is plain:
-        if _both_match(plain):
+        if _both_match(plain, rare):
             return True
     elif _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
         return True

@@ -218,6 +218,21 @@ def _decode_ref(match: re.Match[str]) -> str:
     return match.group(0) if value is None else value
 
 
+# The decoding of each reference text seen (a pure function of it; a handful of them
+# recur in every answer), bounded so that ever new references cannot grow it for good.
+_REFS: Final[dict[str, str]] = {}
+_REFS_MAX: Final = 4096
+
+
+def _decoded(match: re.Match[str]) -> str:
+    value = _REFS.get(match[0])
+    if value is None:
+        value = _decode_ref(match)
+        if len(_REFS) < _REFS_MAX:
+            _REFS[match[0]] = value
+    return value
+
+
 def _decode_entities(text: str) -> str:
     # One pass: '&amp;lt;' becomes '&lt;', never '<'.
-    return _CHAR_REF.sub(_decode_ref, text) if "&" in text else text
+    return _CHAR_REF.sub(_decoded, text) if "&" in text else text

@@ -130,8 +130,13 @@ class SearchService:
         asked = [i for i in selected if i.cached is None]
         with anyio.move_on_at(deadline) as overall:
             async with anyio.create_task_group() as group:
-                for item in asked:
+                for item in asked[1:]:
                     group.start_soon(self._ask, item, engine_query, deadline, outcomes)
+                # The first engine is asked from this task, inside the group: as concurrent
+                # as a task of its own (the others run whenever it waits), one task fewer
+                # to start; a cancellation reaches it the same way.
+                if asked:
+                    await self._ask(asked[0], engine_query, deadline, outcomes)
         for item in selected:
             if item.engine.id not in outcomes:  # cut by the search deadline
                 outcomes[item.engine.id] = _Failed("timeout")
