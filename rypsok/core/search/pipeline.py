@@ -100,6 +100,9 @@ class SearchService:
         self.egress = egress
         # Without rules the built-in judgment alone applies; skip the per-URL verdict.
         self._host_rules = egress.rule_verdict if egress.has_rules else None
+        # Both follow from the configuration alone, which never changes: made once each.
+        self._candidates: dict[str, list[EngineSettings]] = {}
+        self._profiles: dict[str, EngineProfile] = {}
 
     async def search(self, request: SearchRequest, *, caller: str) -> SearchResponse:
         """One web_search. `caller` is who the call belongs to: cache entries are
@@ -202,10 +205,12 @@ class SearchService:
         before the provider limiter, so a hit takes no rate token; `admit` only changes
         the circuit when it hands out the probe, which never looks up.
         """
-        candidates = sorted(
-            (e for e in self.config.engines if e.active and request.category in e.categories),
-            key=lambda e: (e.preference, e.id),
-        )[: self.config.search.engines_per_request]
+        candidates = self._candidates.get(request.category)
+        if candidates is None:
+            candidates = self._candidates[request.category] = sorted(
+                (e for e in self.config.engines if e.active and request.category in e.categories),
+                key=lambda e: (e.preference, e.id),
+            )[: self.config.search.engines_per_request]
         selected: list[_Selected] = []
         for engine in candidates:
             driver = self.drivers[engine.id]
@@ -300,7 +305,7 @@ class SearchService:
                     connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
                     total_timeout_s=budget,
                     allow_http=engine.base_url is not None and _loopback_url(request.url),
-                    engine=EngineProfile(self.egress, endpoint_for(engine)),
+                    engine=self._profile(engine),
                 )
                 latency_ms = int((anyio.current_time() - started) * 1000)
                 health.record_latency(latency_ms)
@@ -338,6 +343,12 @@ class SearchService:
             return
         health.circuit.record_success()
         outcomes[engine.id] = results
+
+    def _profile(self, engine: EngineSettings) -> EngineProfile:
+        profile = self._profiles.get(engine.id)
+        if profile is None:
+            profile = self._profiles[engine.id] = EngineProfile(self.egress, endpoint_for(engine))
+        return profile
 
     def _failed(
         self,
