@@ -463,6 +463,8 @@ def _remove_invisible_passes(text: str) -> tuple[str, int]:
 
 
 def _collapse_whitespace(text: str) -> str:
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # its only whitespace is single inner spaces (Z* and C* are unprintable)
     # str.split() splits on _WHITESPACE and on U+001C..U+001F, which are no whitespace
     # here: only text without those may take the faster split and join.
     if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
