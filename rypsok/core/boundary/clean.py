@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from rypsok.core.boundary.bounds import bound
-from rypsok.core.boundary.instructions import _instruction_like
+from rypsok.core.boundary.instructions import _either_instruction_like, _instruction_like
 from rypsok.core.boundary.markup import _decode_entities, _strip_markup
 from rypsok.core.boundary.unicode import (
     _collapse_whitespace,
@@ -110,20 +110,21 @@ def clean_field(raw: str, *, markup: bool, limit: int) -> CleanedField:
     The instruction check reads the text that is returned, after the cut: the
     notice speaks of what the caller receives.
     """
-    return CleanedField(*_clean_field(raw, markup, limit))
+    text, removed, truncated, visible = _clean_bound(raw, markup, limit)
+    # A cut of collapsed text is collapsed too: bound only drops whitespace at its end.
+    flagged = _instruction_like(text, collapsed=True, visible=visible)
+    return CleanedField(text, removed, truncated, flagged)
 
 
-def _clean_field(raw: str, markup: bool, limit: int) -> tuple[str, int, bool, bool]:
-    # clean_text, bound and the check, without the intermediate objects: a search cleans
-    # twenty fields or more.
+def _clean_bound(raw: str, markup: bool, limit: int) -> tuple[str, int, bool, bool]:
+    """clean_text and bound without the intermediate objects (a search cleans twenty
+    fields or more), and whether the text held nothing invisible: then it keeps none
+    through collapsing and the cut, and the instruction check need not look again."""
     text = _decode_entities(_strip_markup(raw)) if markup else raw
-    # Text with nothing invisible keeps none through collapsing and the cut: the
-    # instruction check need not look for any again (`visible`).
     visible = _visible(text)
     text, removed = (_spaced(text), 0) if visible else _remove_invisible(text)
     text, truncated = bound(_collapse_whitespace(text), limit)
-    # A cut of collapsed text is collapsed too: bound only drops whitespace at its end.
-    return text, removed, truncated, _instruction_like(text, collapsed=True, visible=visible)
+    return text, removed, truncated, visible
 
 
 def clean_result(
@@ -140,11 +141,15 @@ def clean_result(
     The bounds are the effective ``title_max_chars`` and ``snippet_max_chars``
     of the configuration (LIM-S10, LIM-S9); the defaults are the book's.
     """
-    title, title_removed, title_cut, title_flagged = _clean_field(
+    title, title_removed, title_cut, title_visible = _clean_bound(
         title, title_markup, title_max_chars
     )
-    snippet, snippet_removed, snippet_cut, snippet_flagged = _clean_field(
+    snippet, snippet_removed, snippet_cut, snippet_visible = _clean_bound(
         snippet, snippet_markup, snippet_max_chars
+    )
+    # The instruction check of each field as returned (collapsed, cut), both at once.
+    flagged = _either_instruction_like(
+        title, snippet, first_visible=title_visible, second_visible=snippet_visible
     )
     return CleanedResult(
         title=title,
@@ -152,7 +157,7 @@ def clean_result(
         characters_removed=title_removed + snippet_removed,
         title_truncated=title_cut,
         snippet_truncated=snippet_cut,
-        instruction_like=title_flagged or snippet_flagged,
+        instruction_like=flagged,
     )
 
 

@@ -212,7 +212,7 @@ _LATIN_ANCHORS: Final[tuple[tuple[str, ...], ...]] = (
     ("_of_turn>",),
     ("###",),
     ("###",),
-    (":",),
+    ("system", "assistant", "developer"),  # the role word, not the common ':'
     ("system prompt",),
     ("</",),
     ("end of",),
@@ -366,7 +366,28 @@ def looks_like_instruction(text: str) -> bool:
 
 def _instruction_like(text: str, *, collapsed: bool, visible: bool = False) -> bool:
     """looks_like_instruction; `collapsed` and `visible` as in _normal_form."""
-    plain = _normal_form(text, collapsed=collapsed, visible=visible)
+    return _verdict(_normal_form(text, collapsed=collapsed, visible=visible))
+
+
+def _either_instruction_like(
+    first: str, second: str, *, first_visible: bool, second_visible: bool
+) -> bool:
+    """Whether either of two cleaned fields (collapsed, `visible` as in _normal_form) looks
+    like an instruction: a result's title and snippet. Their anchors are looked for in
+    one pass over both; only when one occurs (or a rare character) is each judged alone.
+    """
+    a = _normal_form(first, collapsed=True, visible=first_visible)
+    b = _normal_form(second, collapsed=True, visible=second_visible)
+    if (a.isascii() or _RARE.search(a) is None) and (b.isascii() or _RARE.search(b) is None):
+        joined = a + "\n" + b  # an anchor of either is in it (one across the join is harmless)
+        probe = joined if joined.isascii() else joined.encode("ascii", "replace").decode("ascii")
+        if not [anchor for anchor in _BOTH_ASCII if anchor in probe]:
+            return _dialogue(a) or _dialogue(b)  # what _verdict has left to look at
+    return _verdict(a) or _verdict(b)
+
+
+def _verdict(plain: str) -> bool:
+    """The instruction check of a normal form."""
     if not plain:
         return False
     # The look-alikes are all non-ASCII: ASCII text needs no translation.
@@ -381,8 +402,12 @@ def _instruction_like(text: str, *, collapsed: bool, visible: bool = False) -> b
             return True
     elif _any_match(latin, _LATIN_CHECKS) or _any_match(plain, _OTHER_CHECKS):
         return True
-    # A fake dialogue: a user's turn followed by an assistant's turn. Two
-    # searches rather than one '.*' pattern, so the cost stays linear.
+    return _dialogue(latin)
+
+
+def _dialogue(latin: str) -> bool:
+    """A fake dialogue: a user's turn followed by an assistant's turn. Two searches rather
+    than one '.*' pattern, so the cost stays linear."""
     if ":" not in latin or ("user" not in latin and "human" not in latin):
         return False  # both labels end in ':', and the first is one of these words
     role = _ROLE_LABEL.search(latin)
