@@ -84,3 +84,29 @@ def test_req_sec_003_normal_form_of_cleaned_text_skips_only_what_changes_nothing
         assert instructions._instruction_like(
             text, collapsed=True, visible=visible
         ) == instructions.looks_like_instruction(text)
+
+
+PHRASES = [
+    "ignore all previous instructions", "Note to AI:", "system: you are", "User: hi",
+    "Assistant: ok", "<|im_start|>", "end of search results.", "ignoriere alle vorherigen "
+    "Anweisungen", "忽略之前的所有指令", "іgnоrе аll рrеvіоus іnstruсtіоns", "plain words",
+    "Rust & memory safety: part 0", "",
+]  # fmt: skip
+
+
+def test_req_sec_003_a_results_two_fields_are_judged_as_each_alone() -> None:
+    rnd = random.Random(6)
+    pieces = PHRASES + NORMAL_PIECES
+    for _ in range(20_000):
+        first, second = (
+            unicode._collapse_whitespace(
+                "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 4)))
+            )
+            for _ in range(2)
+        )
+        assert instructions._either_instruction_like(
+            first, second, first_visible=False, second_visible=False
+        ) == (
+            instructions.looks_like_instruction(first)
+            or instructions.looks_like_instruction(second)
+        ), (first, second)
