@@ -181,13 +181,24 @@ def _joined(s: str, m: re.Match[str], length: int, word: frozenset[str]) -> tupl
 _WORD: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
+def _split_tokens(
+    pattern: re.Pattern[str], s: str, length: int
+) -> Iterator[tuple[re.Match[str], tuple[str, int] | None]]:
+    """Each match with its joined body, or None. A match that is no token does not
+    hide one that starts inside it: the search goes on from the end of its first
+    part ("gho_0 ghp_<36>" holds the second token)."""
+    pos = 0
+    while (m := pattern.search(s, pos)) is not None:
+        got = _joined(s, m, length, _WORD)
+        yield m, got
+        pos = got[1] if got is not None else m.end("a")
+
+
 def _github_token(s: str) -> Iterator[_Hit]:
-    for m in _GITHUB_CLASSIC.finditer(s):
-        got = _joined(s, m, 36, _WORD)
+    for m, got in _split_tokens(_GITHUB_CLASSIC, s, 36):
         if got is not None and _digit_or_case_hump(got[0]):
             yield "github_token", m.start(), got[1]
-    for m in _GITHUB_FINE.finditer(s):
-        got = _joined(s, m, 82, _WORD)
+    for m, got in _split_tokens(_GITHUB_FINE, s, 82):
         if got is not None and _GITHUB_FINE_BODY.fullmatch(got[0]) and _has_digit(got[0]):
             yield "github_token", m.start(), got[1]
 

@@ -356,6 +356,16 @@ def test_req_priv_002_github_token_split_twice_or_with_a_word_is_not_joined() ->
     assert kinds_found(token[:14] + " " + token[14:] + "x") == []
 
 
+def test_req_priv_002_a_near_token_before_a_github_token_does_not_hide_it() -> None:
+    # "gho_0 ghp" reads as a token split by a space, and is none; the real token
+    # that starts inside it is still found.
+    token = "ghp_" + fake(36)
+    text = "GHO_0 " + token
+    assert find_secrets(text) == [Finding("github_token", 6, 6 + len(token))]
+    fine = "github_pat_" + fake(22) + "_" + fake(59)
+    assert find_secrets("github_pat_x " + fine) == [Finding("github_token", 13, 13 + len(fine))]
+
+
 def test_req_priv_002_fine_grained_github_token_is_found() -> None:
     token = "github_pat_" + fake(22) + "_" + fake(59)
     assert find_secrets("use " + token) == [Finding("github_token", 4, 4 + len(token))]
