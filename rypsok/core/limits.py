@@ -150,18 +150,18 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-X2", "size of a secret file, bytes", 64 * KIB),
     Limit("LIM-X3", "shortest caller token, bytes", 32),
     # Measured costs for CPython on Linux (tools/measure-memory); see docs/memory.md
-    Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 77),
+    Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 71),
     Limit(
         "LIM-M2",
-        "fixed part of one web_fetch parse, decoded text, tree and extraction "
-        "(CPython on Linux), MiB",
-        75,
+        "fixed part of one web_fetch parse, decoded text, tree and extraction, with "
+        "the parser the first fetch loads (CPython on Linux), MiB",
+        42,
     ),
     Limit(
         "LIM-M3",
         "growing part of one web_fetch parse, decoded text, tree and extraction "
         "(CPython on Linux), tenths of a byte per byte of page",
-        114,
+        39,
     ),
     Limit("LIM-M4", "one live session, KiB", 60),
     Limit("LIM-M5", "MemoryMax of the documented unit, MiB", 256),
