@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
+from urllib.parse import quote
 
 # Re-exported: the records are their own module, which the configuration reads alone.
 from rypsok.core.config.settings import SafeSearch
@@ -178,6 +179,20 @@ def text(value: object) -> str | None:
 
 # ASCII digits only: \d also matches other scripts' digits, which a date field must not echo.
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:$|[Tt ])")
+
+
+# What quote(value, safe="") leaves as it is: letters, digits and "_.-~".
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+def query_string(params: Mapping[str, str]) -> str:
+    """urlencode(params, quote_via=quote), without a call to quote for a key or value
+    it would leave unchanged (most of a request's are)."""
+    return "&".join(f"{_escaped(key)}={_escaped(value)}" for key, value in params.items())
+
+
+def _escaped(part: str) -> str:
+    return part if _UNRESERVED.fullmatch(part) else quote(part, safe="")
 
 
 def date_part(value: object) -> str | None:

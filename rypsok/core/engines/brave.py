@@ -8,7 +8,6 @@ may carry is not web results and is ignored) and `news` reads the top-level `res
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import quote, urlencode
 
 from rypsok.core.engines import admission, base
 from rypsok.core.engines.admission import Admission
@@ -219,7 +218,7 @@ class BraveDriver:
             params["freshness"] = _FRESHNESS[query.time_range]
         return OutboundRequest(
             # The host is fixed: the token is only ever sent to Brave's own origin.
-            url=f"https://{HOST}{_PATHS[self._endpoint]}?{urlencode(params, quote_via=quote)}",
+            url=f"https://{HOST}{_PATHS[self._endpoint]}?{base.query_string(params)}",
             headers=(
                 ("Accept", "application/json"),
                 ("X-Subscription-Token", self._credential.reveal()),

@@ -20,9 +20,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from rypsok.core.engines import admission
+from rypsok.core.engines import admission, base
 from rypsok.core.engines.admission import Admission
 from rypsok.core.engines.base import (
     CancelFlag,
@@ -100,7 +100,7 @@ class DuckDuckGoDriver:
             params["df"] = _PERIOD[query.time_range]
         # No count: the endpoint has none; the pipeline cuts to max_results.
         return OutboundRequest(
-            url=f"{ENDPOINT}?{urlencode(params, quote_via=quote)}",
+            url=f"{ENDPOINT}?{base.query_string(params)}",
             headers=(("Accept", "text/html"),),
             max_bytes=self.admission.response_bytes,
         )

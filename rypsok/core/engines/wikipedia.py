@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 from rypsok.core.engines import admission, base
 from rypsok.core.engines.admission import Admission
@@ -136,7 +136,7 @@ class WikipediaDriver:
             api = f"https://{name}.wikipedia.org/w/api.php"
             params["requestid"] = name
         return OutboundRequest(
-            url=f"{api}?{urlencode(params, quote_via=quote)}",
+            url=f"{api}?{base.query_string(params)}",
             headers=(("Accept", "application/json"),),
             max_bytes=self.admission.response_bytes,
         )

@@ -14,11 +14,13 @@ import datetime
 import json
 import random
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rypsok.core.config.secrets import Secret
+from rypsok.core.engines import base
 from rypsok.core.engines.base import ERROR_CLASSES, EngineFailure, RawResult, header_lookup
 from rypsok.core.search.urls import DroppedUrl, NormalUrl, normalize
 from tests.support import paths
@@ -227,3 +229,13 @@ def test_req_eng_006_cut_and_spliced_bytes_give_results_or_a_classified_failure(
         at = int(where * len(raw))
         raw = raw[:at] + insert + raw[at + cut :]
     _check(driver, 200, None, raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=12), st.text(max_size=40), max_size=8))
+def test_req_eng_001_a_request_query_string_is_urlencode_with_quote(params: dict[str, str]) -> None:
+    # The drivers' shortcut leaves out only the quote() calls that change nothing.
+    assert base.query_string(params) == urlencode(params, quote_via=quote)
+    assert base.query_string({"srprop": "snippet|timestamp", "q": "a b/c~d"}) == (
+        "srprop=snippet%7Ctimestamp&q=a%20b%2Fc~d"
+    )
