@@ -9,7 +9,6 @@ never query text, a URL path, page or provider text, or a secret.
 from __future__ import annotations
 
 import contextvars
-import datetime
 import itertools
 import json
 import sys
@@ -75,17 +74,17 @@ class Logger:
 
 
 # The last whole second and its text, swapped as one tuple (threads log too).
-_second: tuple[datetime.datetime | None, str] = (None, "")
+_second: tuple[int, str] = (-1, "")
 
 
 def _now() -> str:
+    """UTC, to the millisecond: 2026-01-31T12:00:00.123Z (strftime once a second)."""
     global _second
-    moment = datetime.datetime.now(datetime.UTC)
-    whole = moment.replace(microsecond=0)
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
     second = _second
-    if second[0] != whole:  # strftime once a second, not once a line
-        second = _second = (whole, moment.strftime("%Y-%m-%dT%H:%M:%S."))
-    return f"{second[1]}{moment.microsecond // 1000:03d}Z"
+    if second[0] != seconds:
+        second = _second = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)))
+    return f"{second[1]}{nanos // 1_000_000:03d}Z"
 
 
 def new_request_id() -> str:
