@@ -15,7 +15,7 @@ answers exactly like a name that does not resolve.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
@@ -158,7 +158,6 @@ class FetchService:
         # holds it any more, not even this frame (REQ-LIFE-002).
         held = [response.body]
         del response
-        _give_back_freed_memory()  # the parts the body was received in
         page = await self._read(held, declared, kind, final.url)
         return self._respond(request, final, page)
 
@@ -397,19 +396,14 @@ class FetchService:
                     keep_attributes=READ_ATTRIBUTES,
                 )
                 del source
-                _give_back_freed_memory()  # the body, and what the parse let go of
                 try:
                     parts = extract_blocks(doc, url)
                 finally:
                     release(doc.root)
-                del doc
-                # The tree and the analysis are gone: their memory goes back before the
-                # blocks are joined into the content.
-                _give_back_freed_memory()
+                del doc  # the tree and the analysis are gone before the blocks are joined
                 title, blocks, partial = parts.title, parts.blocks, parts.partial
                 del parts
                 content, removed = _clean(blocks)
-                _give_back_freed_memory()
                 return _Page(title, content, removed, partial)
             content, removed = boundary.clean_content(extracted.markdown)
             return _Page(extracted.title, content, removed, extracted.partial)
@@ -491,31 +485,6 @@ def _clean(blocks: list[str]) -> tuple[str, int]:
             start, size = i + 1, 0
     blocks.clear()
     return "\n\n".join(pieces).strip("\n"), removed
-
-
-_TRIM: list[Callable[[int], int] | None] = []
-
-
-def _give_back_freed_memory() -> None:
-    """Hand the free memory glibc keeps back to the system (malloc_trim).
-
-    A download frees its received parts in the event loop's malloc arena, a parse
-    tens of MiB in its worker thread's; glibc keeps them for that arena, where the
-    next parse, in another thread, cannot use them, so the process grew by what
-    each freed (docs/memory.md). Called once a body is received and after each
-    stage of its page; it takes about a millisecond. A no-op where the C library
-    has no malloc_trim (musl, macOS)."""
-    if not _TRIM:
-        try:
-            import ctypes
-
-            trim: Callable[[int], int] | None = ctypes.CDLL(None).malloc_trim
-        except (AttributeError, OSError):
-            trim = None
-        _TRIM.append(trim)
-    trim = _TRIM[0]
-    if trim is not None:
-        trim(0)
 
 
 def _join(base: str, location: str) -> str:
