@@ -7,28 +7,13 @@ in made-up folders under tmp_path.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from tests.support.paths import REPO
+from tests.support.bench import load_bench
 
-
-def _load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_extraction", REPO / "bench" / "extraction.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_extraction"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("extraction")
 ALL_SETS = ["scrapinghub-aeb", "trafilatura-dev", "wcxb-dev"]
 
 

@@ -17,11 +17,9 @@ of output is intended and reviewed):
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import anyio
@@ -29,21 +27,13 @@ import anyio
 from rypsok.core import boundary
 from rypsok.core.search.urls import NormalUrl, normalize
 from rypsok.core.telemetry import log
-from tests.support.paths import FIXTURES, REPO
+from tests.support.bench import load_bench
+from tests.support.paths import FIXTURES
 
 GOLDEN = FIXTURES / "search" / "bench-responses.json"
 
 
-def _load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_search", REPO / "bench" / "search.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_search"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("search")
 
 # -- hostile text ---------------------------------------------------------------------------
 
