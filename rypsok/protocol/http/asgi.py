@@ -56,7 +56,7 @@ class Wire(Protocol):
 def build_scope(
     method: bytes,
     target: bytes,
-    headers: Sequence[tuple[bytes, bytes]],
+    headers: list[tuple[bytes, bytes]],
     client: tuple[str, int] | None,
     server: tuple[str, int],
     http_version: bytes,
@@ -74,7 +74,7 @@ def build_scope(
         "raw_path": path,
         "query_string": query,
         "root_path": "",
-        "headers": list(headers),
+        "headers": headers,  # a list of its own (normalised_headers makes one)
         "client": client,
         "server": server,
         "state": {},
