@@ -88,7 +88,11 @@ def build_server(
 ) -> Server[Any]:
     """legacy_revisions: whether this transport also serves the handshake-based
     revisions (stdio always does; HTTP per [service.http] legacy_revisions)."""
-    served = {d.name for d in tools.definitions(core.config, OFFERED)}
+    definitions = tools.definitions(core.config, OFFERED)
+    served = {d.name for d in definitions}
+    # What a modern call's Mcp-Param-* headers are checked against; without it the
+    # SDK lists every tool on each call to find the one schema.
+    schemas = {d.name: d.input_schema for d in definitions}
     revisions = served_revisions(legacy_revisions)
 
     async def list_tools(
@@ -126,6 +130,7 @@ def build_server(
         instructions=tools.INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        get_tool_input_schema=schemas.get,
     )
 
     async def discover(

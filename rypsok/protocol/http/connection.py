@@ -47,6 +47,7 @@ from rypsok.protocol.http.asgi import (
     normalised_headers,
 )
 from rypsok.protocol.http.gate import Admitted, Answer, Policy
+from rypsok.protocol.http.modern import ModernLane
 from rypsok.protocol.http.refusals import Refusal
 from rypsok.protocol.http.sessions import SessionPool
 
@@ -65,6 +66,7 @@ class Context:
 
     policy: Policy
     apps: Mapping[str, ASGIApp]  # caller -> the SDK session manager's ASGI callable
+    lanes: Mapping[str, ModernLane]  # caller -> its stateless-revision calls, SDK bypassed
     pool: SessionPool
     idle_s: float
     request_s: float
@@ -156,6 +158,7 @@ class HttpConnection:
         self._arrival = anyio.Event()
         self._drained: int | None = None  # bytes thrown away while draining
         self._can_write: anyio.Event | None = None  # set when the peer reads again
+        self._call: anyio.CancelScope | None = None  # a lane's call, cancelled if the client leaves
         wire.attach(self)
         # Cancelled by the listener at shutdown while this connection waits for a request.
         self.idle_scope: anyio.CancelScope | None = None
@@ -320,6 +323,8 @@ class HttpConnection:
         if self._drained is None:
             self._h11.receive_data(b"")  # the end of input, for h11
         self._disconnected.set()
+        if self._call is not None:
+            self._call.cancel()
         self._arrival.set()
 
     def lost(self) -> None:
@@ -381,13 +386,20 @@ class HttpConnection:
         unbounded = method == b"GET" and not admitted.modern
         remaining = math.inf if unbounded else max(0.0, deadline - anyio.current_time())
         app = self._ctx.apps[admitted.caller]
+        lane = self._ctx.lanes.get(admitted.caller) if stateless_call else None
         failed = False
         with anyio.move_on_after(remaining) as clock:
             try:
-                await app(scope, exchange.receive, exchange.send)
+                prepared = await lane.prepare(scope, message) if lane and message else None
+                if lane is not None and prepared is not None:
+                    await lane.serve(prepared, exchange.send, self._watch)
+                else:
+                    await app(scope, exchange.receive, exchange.send)
             except Exception as exc:
                 failed = True
                 log.error("http_handler_failed", error_type=type(exc).__name__)
+            finally:
+                self._call = None
         if (
             message is not None
             and admitted.has_session
@@ -414,6 +426,12 @@ class HttpConnection:
                 )
             return False
         return self._h11.our_state is h11.DONE and self._h11.their_state is h11.DONE
+
+    def _watch(self, call: anyio.CancelScope) -> None:
+        """The lane's call: cancelled as soon as the client is gone (or already is)."""
+        self._call = call
+        if self._disconnected.is_set():
+            call.cancel()
 
     async def _cancel_unfinished(self, app: ASGIApp, scope: Message, request_id: str | int) -> None:
         """A request of a session whose response will never be complete is cancelled."""

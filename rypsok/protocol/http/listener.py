@@ -24,6 +24,7 @@ from rypsok.protocol.http.asgi import ASGIApp
 from rypsok.protocol.http.auth import Authenticator
 from rypsok.protocol.http.connection import Context, HttpConnection, Wire
 from rypsok.protocol.http.gate import Policy
+from rypsok.protocol.http.modern import ModernLane
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
 from rypsok.protocol.process import counters_every_minute, stop_signal
@@ -92,6 +93,7 @@ class HttpListener:
             ctx = Context(
                 policy=self._policy,
                 apps=apps,
+                lanes={c: ModernLane(m) for c, m in managers.items()},
                 pool=self._pool,
                 idle_s=float(self._settings.idle_timeout_s),
                 request_s=float(self._settings.request_timeout_s),
