@@ -15,7 +15,10 @@ The head is
 bounded at LIM-H7 bytes (431) by looking at the bytes themselves, since h11
 alone bounds only a head that is still incomplete. The body is read whole
 (at most max_request_bytes, else 413) because the gate judges its JSON-RPC
-shape before the SDK sees it. A refusal closes the connection; an answer
+shape before the SDK sees it. A tools/call of the stateless revision goes
+through the lane of modern.py (the SDK's checks and handler, not its
+transport), which the connection cancels itself when the client leaves;
+everything else is an ASGI call of the SDK's session manager. A refusal closes the connection; an answer
 the client cannot read because it is still sending is avoided by half-closing
 and draining briefly before the close. A call of a handshake session whose
 response stream ends unfinished (the client left, the clock ran out) is
