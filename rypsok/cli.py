@@ -58,9 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_check(args.config, os.environ, sys.stderr)
     if args.command == "serve":
+        from rypsok.core.net.tls import TrustStoreBuild
+
+        # Begun before the imports of serve, which it overlaps (start-up time, issue 17).
+        trust = TrustStoreBuild(os.environ)
         from rypsok.servecmd import run_serve
 
-        return run_serve(args.config, args.transport, os.environ)
+        return run_serve(args.config, args.transport, os.environ, trust)
     _parser().print_usage(sys.stderr)
     sys.stderr.write("rypsok: error: a command is required: serve or check\n")
     return EXIT_USAGE

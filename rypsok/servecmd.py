@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 
 from rypsok.core.config import Config, ConfigError, load
-from rypsok.core.net.tls import TrustStoreError, client_context
+from rypsok.core.net.tls import TrustStoreBuild, TrustStoreError, client_context
 from rypsok.core.telemetry import log
 
 TRUST_STORE_FAILED = "the HTTP client could not be built"
@@ -15,12 +15,16 @@ SWITCH_INTERVAL_S = 0.001  # the interpreter lock's switch interval while servin
 
 
 def prepare(
-    cli_path: str | None, env: Mapping[str, str], transport: str = "http"
+    cli_path: str | None,
+    env: Mapping[str, str],
+    transport: str = "http",
+    trust: TrustStoreBuild | None = None,
 ) -> tuple[Config, ssl.SSLContext] | None:
     """The configuration, with start-up events logged; None when serve must stop.
 
     Over stdio there is one caller, the process at the other end of the pipe: the HTTP
     callers' tokens are not read, so a file shared with network mode starts without them.
+    `trust`: the trust store already being built (else it is built here).
     """
     try:
         config = load(cli_path, env, read_tokens=transport == "http")
@@ -29,7 +33,7 @@ def prepare(
             log.error("config_invalid", message=problem.render())
         return None
     try:
-        tls = client_context(env)
+        tls = trust.result() if trust is not None else client_context(env)
     except TrustStoreError as exc:
         log.error("startup_failed", message=f"{TRUST_STORE_FAILED}: {exc}")
         return None
@@ -48,8 +52,13 @@ def prepare(
     return config, tls
 
 
-def run_serve(cli_path: str | None, transport: str, env: Mapping[str, str]) -> int:
-    prepared = prepare(cli_path, env, transport)
+def run_serve(
+    cli_path: str | None,
+    transport: str,
+    env: Mapping[str, str],
+    trust: TrustStoreBuild | None = None,
+) -> int:
+    prepared = prepare(cli_path, env, transport, trust)
     if prepared is None:
         return 1
     config, tls = prepared

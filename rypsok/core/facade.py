@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from rypsok.core import limits, privacy
+from rypsok.core import limits
 from rypsok.core.config.settings import Config
 from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
@@ -249,7 +249,9 @@ class Rypsok:
             if isinstance(value, str):
                 # A credential in it stays out even of a debug log (THR-16); masked
                 # before the cut so a secret across the bound is still found.
-                said[name] = privacy.mask(value)[0][:bound]
+                from rypsok.core.privacy import mask  # loaded by the first search anyway
+
+                said[name] = mask(value)[0][:bound]
             log.debug("call", tool=tool, outcome=outcome, latency_ms=latency_ms, **said)
             return
         log.info("call", tool=tool, outcome=outcome, latency_ms=latency_ms)

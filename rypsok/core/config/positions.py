@@ -14,8 +14,6 @@ import contextlib
 import re
 from dataclasses import dataclass, field
 
-from rypsok.core.privacy import find_secrets
-
 Path = tuple[str | int, ...]
 
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -337,6 +335,10 @@ def shown(part: str) -> str | None:
 
 
 def _credential(part: str) -> bool:
+    # Imported here: the detectors are the costly part of the privacy package and a
+    # configuration without a problem to show never needs them (start-up time, issue 17).
+    from rypsok.core.privacy import find_secrets
+
     return bool(find_secrets(part))  # the recognizer queries pass through
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import ssl
+import threading
 from collections.abc import Mapping
 
 
@@ -60,3 +61,32 @@ def client_context(env: Mapping[str, str] | None = None) -> ssl.SSLContext:
     if context.cert_store_stats()["x509_ca"] == 0 and not lazy:
         raise TrustStoreError("the system has no CA certificate")
     return context
+
+
+class TrustStoreBuild:
+    """client_context(env), built in a thread from the moment serve starts.
+
+    Reading the CA bundle takes about 35 ms and lets go of the interpreter lock, so it
+    runs while the configuration and the SDK are imported instead of after them. The
+    outcome is taken, and a failure reported, at the same point of start-up as before.
+    """
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = dict(env)
+        self._context: ssl.SSLContext | None = None
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._build, name="rypsok-trust-store")
+        self._thread.start()
+
+    def _build(self) -> None:
+        try:
+            self._context = client_context(self._env)
+        except Exception as exc:  # handed to the thread that asks for the context
+            self._error = exc
+
+    def result(self) -> ssl.SSLContext:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._context is not None
+        return self._context

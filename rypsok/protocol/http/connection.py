@@ -18,11 +18,11 @@ alone bounds only a head that is still incomplete. The body is read whole
 shape before the SDK sees it. A tools/call of the stateless revision goes
 through the lane of modern.py (the SDK's checks and handler, not its
 transport), which the connection cancels itself when the client leaves;
-everything else is an ASGI call of the SDK's session manager. A refusal closes the connection; an answer
-the client cannot read because it is still sending is avoided by half-closing
-and draining briefly before the close. A call of a handshake session whose
-response stream ends unfinished (the client left, the clock ran out) is
-cancelled, as the modern revision's is by the SDK itself.
+everything else is an ASGI call of the SDK's session manager. A refusal
+closes the connection; an answer the client cannot read because it is still
+sending is avoided by half-closing and draining briefly before the close. A
+call of a handshake session whose response stream ends unfinished (the client
+left, the clock ran out) is cancelled, as a modern one is by the lane.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import trustme
 
-from rypsok.core.net.tls import TrustStoreError, client_context
+from rypsok.core.net.tls import TrustStoreBuild, TrustStoreError, client_context
 from tests.conftest import check, clean_env, cli
 
 
@@ -34,6 +34,22 @@ def test_ssl_cert_file_replaces_the_system_store(tmp_path: Path) -> None:
     ca.cert_pem.write_to_path(str(bundle))
     context = client_context({"SSL_CERT_FILE": str(bundle)})
     assert context.cert_store_stats()["x509_ca"] == 1
+
+
+def test_trust_store_built_in_a_thread_gives_the_same_context_and_errors(tmp_path: Path) -> None:
+    # serve begins the build before its imports; what it hands back is client_context's.
+    ca = trustme.CA()
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    built = TrustStoreBuild({"SSL_CERT_FILE": str(bundle)}).result()
+    assert (
+        built.cert_store_stats()
+        == client_context({"SSL_CERT_FILE": str(bundle)}).cert_store_stats()
+    )
+    assert built.verify_mode.name == "CERT_REQUIRED" and built.check_hostname
+    failed = TrustStoreBuild({"SSL_CERT_FILE": str(tmp_path / "absent.pem")})
+    with pytest.raises(TrustStoreError, match="does not exist"):
+        failed.result()
 
 
 def test_serve_exits_1_when_the_http_client_cannot_be_built(tmp_path: Path) -> None:
