@@ -27,6 +27,7 @@ import anyio
 from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
 from rypsok.core.fetch import errors
+from rypsok.core.fetch.content import PageText
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
@@ -109,7 +110,7 @@ class _Page:
     """A page's main content, cleaned: what is left of it once the parse is over."""
 
     title: str | None
-    content: str
+    content: PageText
     removed: int  # invisible characters removed from the content
     partial: bool
 
@@ -405,8 +406,8 @@ class FetchService:
                 del parts
                 content, removed = _clean(blocks)
                 return _Page(title, content, removed, partial)
-            content, removed = boundary.clean_content(extracted.markdown)
-            return _Page(extracted.title, content, removed, extracted.partial)
+            cleaned, removed = boundary.clean_content(extracted.markdown)
+            return _Page(extracted.title, PageText([cleaned]), removed, extracted.partial)
 
         margin = limits.default("LIM-F5") / 1000
         try:
@@ -425,7 +426,7 @@ class FetchService:
         s = self.config.search
         notices: list[Notice] = []
         content, removed = extracted.content, extracted.removed
-        if not content.strip():
+        if content.blank():
             raise errors.extraction_failed()
         title_field = boundary.clean_field(
             extracted.title or "", markup=False, limit=s.title_max_chars
@@ -440,7 +441,7 @@ class FetchService:
         if request.start_char and request.start_char >= len(content):
             raise start_beyond_content(len(content))
         end = request.start_char + request.max_chars
-        piece = content[request.start_char : end]
+        piece = content.window(request.start_char, end)
         flagged = boundary.count_instruction_like(piece) + title_field.instruction_like
         if flagged:
             notices.append(Notice("instruction_like_content", count=flagged))
@@ -455,21 +456,23 @@ class FetchService:
         )
 
 
-# Characters of Markdown cleaned at a time (at a line's end past this many).
-CLEAN_PIECE = 1 << 18  # 256 Ki
+# Characters of Markdown cleaned at a time (at a block's end past this many): a piece
+# stays under glibc's first mmap threshold (128 KiB) even at 4 bytes a character.
+CLEAN_PIECE = 1 << 14  # 16 Ki
 _SENTINEL = "x"  # a line the cleaning keeps as it is
 
 
-def _clean(blocks: list[str]) -> tuple[str, int]:
+def _clean(blocks: list[str]) -> tuple[PageText, int]:
     """boundary.clean_content of the Markdown the blocks make (joined with a blank
     line), made a few blocks at a time, each block let go of once cleaned: the page's
     text exists twice at most here (what is left of the blocks and the cleaned
-    pieces, then the pieces and their join), and never beside its tree. The cleaning
-    is line by line, so the cleaned pieces joined are its answer; a sentinel line at
-    each end of a piece keeps the piece's own empty end lines, which only the ends
-    of the whole Markdown lose."""
+    pieces), and never beside its tree, and is never one string (content.py). The
+    cleaning is line by line, so the cleaned pieces one after another are its
+    answer; a sentinel line at each end of a piece keeps the piece's own empty end
+    lines, which only the ends of the whole Markdown lose."""
     if sum(map(len, blocks)) <= CLEAN_PIECE:
-        return boundary.clean_content("\n\n".join(blocks))
+        cleaned, removed = boundary.clean_content("\n\n".join(blocks))
+        return PageText([cleaned]), removed
     pieces: list[str] = []
     removed = 0
     start, size = 0, 0
@@ -484,7 +487,7 @@ def _clean(blocks: list[str]) -> tuple[str, int]:
             removed += count
             start, size = i + 1, 0
     blocks.clear()
-    return "\n\n".join(pieces).strip("\n"), removed
+    return PageText.joined(pieces, "\n\n", "\n"), removed
 
 
 def _join(base: str, location: str) -> str:

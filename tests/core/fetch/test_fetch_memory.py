@@ -108,6 +108,8 @@ def test_req_sec_015_the_markdown_cleaned_in_pieces_is_the_whole_cleaned(
     whole = boundary.clean_content("\n\n".join(blocks))
     kept, pipeline.CLEAN_PIECE = pipeline.CLEAN_PIECE, piece
     try:
-        assert pipeline._clean(list(blocks)) == whole
+        text, removed = pipeline._clean(list(blocks))
+        assert (str(text), removed) == whole
+        assert len(text) == len(whole[0])
     finally:
         pipeline.CLEAN_PIECE = kept
