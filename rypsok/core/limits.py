@@ -155,13 +155,13 @@ TABLE: Final[dict[str, Limit]] = _rows(
         "LIM-M2",
         "fixed part of one web_fetch parse, decoded text, tree and extraction, with "
         "the parser the first fetch loads (CPython on Linux), MiB",
-        63,
+        45,
     ),
     Limit(
         "LIM-M3",
         "growing part of one web_fetch parse, decoded text, tree and extraction "
         "(CPython on Linux), tenths of a byte per byte of page",
-        38,
+        45,
     ),
     Limit("LIM-M4", "one live session, KiB", 60),
     Limit("LIM-M5", "MemoryMax of the documented unit, MiB", 256),
