@@ -137,6 +137,21 @@ def _rypsok_server() -> Server[Any]:
     return build_server(core, "local", legacy_revisions=False)
 
 
+def _both(
+    server: Server[Any], message: dict[str, Any], name: str | None, **extra: bytes
+) -> tuple[Messages, Messages | None]:
+    """The request through the SDK, then through the lane (None: the lane left it)."""
+    body = json.dumps(message).encode()
+
+    async def main() -> tuple[Messages, Messages | None]:
+        async with _running(server) as manager:
+            scope = _scope(body, name, **extra)
+            by_sdk = await _through_sdk(manager, scope, body)
+            return by_sdk, await _through_lane(manager, scope, body)
+
+    return anyio.run(main)
+
+
 # Served by the lane: the answer of each is compared with the SDK's, byte for byte.
 SERVED: dict[str, tuple[dict[str, Any], str | None]] = {
     "engine_status": (_call("engine_status", {}), "engine_status"),
@@ -181,17 +196,7 @@ LEFT: dict[str, tuple[dict[str, Any], str | None]] = {
 
 @pytest.mark.parametrize("case", sorted(SERVED))
 def test_lane_answers_exactly_as_the_sdk_does(case: str) -> None:
-    message, name = SERVED[case]
-    body = json.dumps(message).encode()
-
-    async def main() -> tuple[Messages, Messages | None]:
-        async with _running(_rypsok_server()) as manager:
-            scope = _scope(body, name)
-            return await _through_sdk(manager, scope, body), await _through_lane(
-                manager, scope, body
-            )
-
-    by_sdk, by_lane = anyio.run(main)
+    by_sdk, by_lane = _both(_rypsok_server(), *SERVED[case])
     assert by_lane is not None, "the lane left a request it should serve"
     assert by_lane == by_sdk
     assert by_sdk[0]["type"] == "http.response.start"
@@ -199,17 +204,7 @@ def test_lane_answers_exactly_as_the_sdk_does(case: str) -> None:
 
 @pytest.mark.parametrize("case", sorted(LEFT))
 def test_lane_leaves_what_the_sdk_refuses_to_the_sdk(case: str) -> None:
-    message, name = LEFT[case]
-    body = json.dumps(message).encode()
-
-    async def main() -> tuple[Messages, Messages | None]:
-        async with _running(_rypsok_server()) as manager:
-            scope = _scope(body, name)
-            return await _through_sdk(manager, scope, body), await _through_lane(
-                manager, scope, body
-            )
-
-    by_sdk, by_lane = anyio.run(main)
+    by_sdk, by_lane = _both(_rypsok_server(), *LEFT[case])
     assert by_lane is None
     assert by_sdk[0]["status"] in (202, 400)
 
@@ -225,24 +220,12 @@ def test_lane_leaves_a_mismatched_mcp_param_header_to_the_sdk() -> None:
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
 
-    server: Server[Any] = Server("p", on_list_tools=list_tools, on_call_tool=call_tool)
+    def server() -> Server[Any]:
+        return Server("p", on_list_tools=list_tools, on_call_tool=call_tool)
+
     message = _call("t", {"region": "eu"})
-    body = json.dumps(message).encode()
-
-    async def main() -> list[Any]:
-        async with _running(server) as manager:
-            got = []
-            for header in (b"eu", b"us"):
-                scope = _scope(body, "t", mcp_param_region=header)
-                got.append(
-                    (
-                        await _through_sdk(manager, scope, body),
-                        await _through_lane(manager, scope, body),
-                    )
-                )
-            return got
-
-    (agreeing_sdk, agreeing_lane), (mismatched_sdk, mismatched_lane) = anyio.run(main)
+    agreeing_sdk, agreeing_lane = _both(server(), message, "t", mcp_param_region=b"eu")
+    mismatched_sdk, mismatched_lane = _both(server(), message, "t", mcp_param_region=b"us")
     assert agreeing_lane == agreeing_sdk and agreeing_sdk[0]["status"] == 200
     assert mismatched_lane is None and mismatched_sdk[0]["status"] == 400
 
@@ -270,16 +253,7 @@ def _with_progress_token() -> dict[str, Any]:
 
 
 def test_lane_turns_to_an_event_stream_at_a_notification_as_the_sdk_does() -> None:
-    body = json.dumps(_with_progress_token()).encode()
-
-    async def main() -> tuple[Messages, Messages | None]:
-        async with _running(_notifying_server(0.05, notify=True)) as manager:
-            scope = _scope(body, "slow")
-            return await _through_sdk(manager, scope, body), await _through_lane(
-                manager, scope, body
-            )
-
-    by_sdk, by_lane = anyio.run(main)
+    by_sdk, by_lane = _both(_notifying_server(0.05, notify=True), _with_progress_token(), "slow")
     assert by_lane == by_sdk
     assert (b"content-type", b"text/event-stream") in by_sdk[0]["headers"]
     assert b"notifications/progress" in by_sdk[1]["body"]
@@ -291,16 +265,7 @@ def test_lane_keeps_a_silent_call_alive_with_pings_as_the_sdk_does(
 ) -> None:
     monkeypatch.setattr(sdk_modern, "_SSE_PING_INTERVAL", 0.1)
     monkeypatch.setattr(modern, "_SSE_PING_INTERVAL", 0.1)
-    body = json.dumps(_call("slow", {})).encode()
-
-    async def main() -> tuple[Messages, Messages | None]:
-        async with _running(_notifying_server(0.45, notify=False)) as manager:
-            scope = _scope(body, "slow")
-            return await _through_sdk(manager, scope, body), await _through_lane(
-                manager, scope, body
-            )
-
-    by_sdk, by_lane = anyio.run(main)
+    by_sdk, by_lane = _both(_notifying_server(0.45, notify=False), _call("slow", {}), "slow")
     assert by_lane is not None
     for got in (by_sdk, by_lane):
         assert got[0] == by_sdk[0] and (b"content-type", b"text/event-stream") in got[0]["headers"]
