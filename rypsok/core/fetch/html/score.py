@@ -300,15 +300,29 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     """The element holding the main content, and whether it is an article
     (True) or the page's whole readable part (False)."""
     body = an.body
+    region = _region(an)
     best: Element | None = None
     best_value = 0.0
+    inner: Element | None = None  # the best inside the page's single <main>
+    inner_value = 0.0
     for el, s in an.score.items():
         if s <= 0 or el.name not in CANDIDATES:
             continue
         value = s * an.bonus.get(el, 1.0)
         if value > best_value:
             best, best_value = el, value
-    region = _region(an)
+        if region is not body and value > inner_value and _inside(el, region):
+            inner, inner_value = el, value
+    # The page says where its content is: a candidate outside its single <main>
+    # (a consent banner, a box of text after the footer) gives way to an
+    # article inside it, or to the main itself. The main as the best starts
+    # from the article inside it too; the climb below takes the main back when
+    # what else it holds is worth it.
+    if best is not None and region is not body and not _inside(best, region):
+        if inner is not None and an.score[inner] >= _MIN_ARTICLE:
+            best = inner
+        elif an.score.get(region, 0.0) >= _MIN_ARTICLE:
+            best = region
     if best is None or an.score[best] < _MIN_ARTICLE:
         return region, False
     # Take enclosing elements that add content (a title, a second part of

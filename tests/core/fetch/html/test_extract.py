@@ -881,3 +881,15 @@ def test_req_fetch_002_teasers_that_trail_off_into_a_read_more_link_are_cut() ->
     whole = cards.replace(" \u2026", ".").replace("Read on...", "Learn more")
     kept = md(page(f"<article>{story}<div><h2>More</h2>{whole}</div></article>"))
     assert "OTHER-2 story" in kept
+
+
+def test_req_fetch_002_a_box_outside_the_single_main_gives_way_to_the_article_in_it() -> None:
+    # A consent banner after the footer outscores a short post with a link in it;
+    # the page's one role=main says where the content is.
+    post = f"<p>SHORT POST {PARA}</p><p>{PARA} <a href='/x'>The recording</a>.</p>"
+    banner = f"<div class='pea_cook_wrapper'><p>BANNER {PARA} {PARA} {PARA}</p></div>"
+    html = page(f"<nav><a href='/'>Home</a></nav><div role='main'>{post}</div>{banner}")
+    out = md(html)
+    assert "SHORT POST" in out and "BANNER" not in out
+    # Without a main element the banner, being the most prose, is what is read.
+    assert "BANNER" in md(html.replace(" role='main'", ""))
