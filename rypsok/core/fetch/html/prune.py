@@ -68,6 +68,7 @@ _SIDE_REGIONS = frozenset({"footer", "aside"})
 # plain "text" box may be a quantity in a shop's form, so it does not count.
 _TEXT_INPUTS = frozenset({"email", "password"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
+_HARD_PROSE = 600  # unlinked characters: more than any banner, popup or newsletter box says
 
 
 # --------------------------------------------------------------------------- step 2: classify
@@ -188,7 +189,11 @@ def classify(an: Analysis) -> None:
                     up = up.parent
             if not big and (el.attributes.get("class") or el.attributes.get("id")):
                 tokens, joined = class_tokens(el)
-                if not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined:
+                if (not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined) and not (
+                    # "article modal-enabled": an article that opens a picture in a
+                    # modal, not a modal; a banner or a popup is never this much prose.
+                    not tokens.isdisjoint(MAIN_TOKENS) and an.unlinked[el] >= _HARD_PROSE
+                ):
                     an.removed.add(el)
                     continue
                 if not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined:

@@ -893,3 +893,13 @@ def test_req_fetch_002_a_box_outside_the_single_main_gives_way_to_the_article_in
     assert "SHORT POST" in out and "BANNER" not in out
     # Without a main element the banner, being the most prose, is what is read.
     assert "BANNER" in md(html.replace(" role='main'", ""))
+
+
+def test_req_fetch_002_an_article_that_opens_a_modal_is_not_a_modal() -> None:
+    # "modal" names a box no reader wants; "article modal-enabled" names an
+    # article whose pictures open in one. A real popup stays out.
+    story = f"<div class='box article modal-enabled'><h1>Story</h1>{f'<p>{PARA}</p>' * 5}</div>"
+    popup = "<div class='modal newsletter-content'><p>POPUP Sign up for our letter.</p></div>"
+    teasers = "".join(f"<li><a href='/s/{i}'>Other story number {i}</a></li>" for i in range(30))
+    out = md(page(f"<ul>{teasers}</ul>{story}{popup}"))
+    assert out.count(PARA) == 5 and "POPUP" not in out
