@@ -457,6 +457,9 @@ def markdown_blocks(
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.
 _HEADING = re.compile(r"#{1,6} [^\n]{1,80}$")
+# A last block this short, one line and ending in a colon: a label.
+_LABEL_MAX = 80
+_LABELS_MAX = 2
 # A block that is one short link and nothing else.
 _LONE_LINK = re.compile(r"\[[^\n\]]{1,60}\]\([^\s)]*\)$")
 
@@ -464,9 +467,22 @@ _LONE_LINK = re.compile(r"\[[^\n\]]{1,60}\]\([^\s)]*\)$")
 def _without_trailing_leftovers(blocks: list[str]) -> list[str]:
     """What is left at the end once the content stopped: headings over sections
     whose content was cut (a "More on this" box after its links went) and
-    lone links ("Back to the list", "Next article"). They go, unless they are
-    all there is."""
+    lone links ("Back to the list", "Next article"), and up to two labels.
+    They go, unless they are all there is."""
     end = len(blocks)
-    while end and (_HEADING.match(blocks[end - 1]) or _LONE_LINK.match(blocks[end - 1])):
-        end -= 1
+    labels = 0  # labels taken: a page of short lines that end so is not all leftovers
+    while end:
+        last = blocks[end - 1]
+        if _HEADING.match(last) or _LONE_LINK.match(last):
+            end -= 1
+        elif labels < _LABELS_MAX and _label(last):
+            end -= 1
+            labels += 1
+        else:
+            break
     return blocks[:end] or blocks
+
+
+def _label(block: str) -> bool:
+    """A label whose list or form was cut ("Contact:", "Share this article:")."""
+    return "\n" not in block and len(block) <= _LABEL_MAX and block.rstrip().endswith(":")

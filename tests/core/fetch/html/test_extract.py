@@ -903,3 +903,18 @@ def test_req_fetch_002_an_article_that_opens_a_modal_is_not_a_modal() -> None:
     teasers = "".join(f"<li><a href='/s/{i}'>Other story number {i}</a></li>" for i in range(30))
     out = md(page(f"<ul>{teasers}</ul>{story}{popup}"))
     assert out.count(PARA) == 5 and "POPUP" not in out
+
+
+def test_req_fetch_002_labels_left_at_the_end_go() -> None:
+    # What the cut boxes leave behind at the end of a post: labels whose list or
+    # form went. Two at most: a page of short lines that end so keeps them.
+    story = (
+        f"<article><h1>Story</h1>{f'<p>{PARA}</p>' * 4}"
+        "<p>It rained.</p><p>Contact:</p><p>Share this post:</p></article>"
+    )
+    out = md(page(story))
+    assert out.count(PARA) == 4 and "It rained." in out
+    assert "Contact" not in out and "Share this" not in out
+    specs = "".join(f"<p>Weight {i}:</p>" for i in range(6))
+    kept = md(page(f"<article><h1>Specs</h1><p>{PARA}</p>{specs}</article>"))
+    assert "Weight 0:" in kept and "Weight 3:" in kept
