@@ -9,7 +9,7 @@ what the SDK writes: JSON when the handler ends without a notification within
 `_SSE_PING_INTERVAL`, else an event stream (the notification, keep-alive pings,
 the reply). A request the SDK would refuse, and every other kind, is left to the
 SDK. The connection cancels the call when the client leaves, where the SDK has a
-task watching for it. tests/protocol/test_modern_lane.py compares the two paths
+task watching for it. tests/protocol/http/test_modern_lane.py compares the two paths
 byte for byte, so a change of the SDK's behaviour shows there.
 """
 

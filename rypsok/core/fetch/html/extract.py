@@ -90,19 +90,16 @@ class ExtractedBlocks:
 
 def extract(doc: ParsedDocument, base_url: str) -> Extracted:
     """The page's title and main content as Markdown."""
-    title, blocks = _content(doc, base_url)
-    markdown = "\n\n".join(blocks)
-    del blocks
-    # One spelling for each character (NFC): a page may write "ড়" as one code
-    # point or as two, and a reader searching the text must find either.
-    markdown = unicodedata.normalize("NFC", markdown)
-    return Extracted(title=title, markdown=markdown, partial=doc.partial)
+    parts = extract_blocks(doc, base_url)
+    return Extracted(title=parts.title, markdown="\n\n".join(parts.blocks), partial=parts.partial)
 
 
 def extract_blocks(doc: ParsedDocument, base_url: str) -> ExtractedBlocks:
     """:func:`extract`, without joining the blocks: the fetch path joins them once
-    the tree is let go of. A blank line composes with no character, so NFC block by
-    block is NFC of the whole."""
+    the tree is let go of. One spelling for each character (NFC): a page may write
+    "ড়" as one code point or as two, and a reader searching the text must find
+    either. A blank line composes with no character, so NFC block by block is NFC
+    of the whole."""
     title, blocks = _content(doc, base_url)
     for i, block in enumerate(blocks):
         blocks[i] = unicodedata.normalize("NFC", block)

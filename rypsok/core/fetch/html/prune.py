@@ -189,16 +189,16 @@ def classify(an: Analysis) -> None:
                     up = up.parent
             if not big and (el.attributes.get("class") or el.attributes.get("id")):
                 tokens, joined = class_tokens(el)
-                if (not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined) and not (
-                    # "article modal-enabled": an article that opens a picture in a
-                    # modal, not a modal; a banner or a popup is never this much prose.
-                    not tokens.isdisjoint(MAIN_TOKENS) and an.unlinked[el] >= _HARD_PROSE
-                ):
+                hard = not tokens.isdisjoint(HARD_TOKENS) or "cookie" in joined
+                # "article modal-enabled": an article that opens a picture in a modal,
+                # not a modal; a banner or a popup is never this much prose.
+                named_content = not tokens.isdisjoint(MAIN_TOKENS)
+                if hard and not (named_content and an.unlinked[el] >= _HARD_PROSE):
                     an.removed.add(el)
                     continue
                 if not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined:
                     an.comments.add(el)
-                elif not tokens.isdisjoint(MAIN_TOKENS):
+                elif named_content:
                     an.bonus[el] = TOKEN_BONUS
                 elif not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS):
                     an.chrome.add(el)

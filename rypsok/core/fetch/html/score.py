@@ -301,24 +301,14 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     (True) or the page's whole readable part (False)."""
     body = an.body
     region = _region(an)
-    best: Element | None = None
-    best_value = 0.0
-    inner: Element | None = None  # the best inside the page's single <main>
-    inner_value = 0.0
-    for el, s in an.score.items():
-        if s <= 0 or el.name not in CANDIDATES:
-            continue
-        value = s * an.bonus.get(el, 1.0)
-        if value > best_value:
-            best, best_value = el, value
-        if region is not body and value > inner_value and _inside(el, region):
-            inner, inner_value = el, value
+    best = _best(an, None)
     # The page says where its content is: a candidate outside its single <main>
     # (a consent banner, a box of text after the footer) gives way to an
     # article inside it, or to the main itself. The main as the best starts
     # from the article inside it too; the climb below takes the main back when
     # what else it holds is worth it.
     if best is not None and region is not body and not _inside(best, region):
+        inner = _best(an, region)
         if inner is not None and an.score[inner] >= _MIN_ARTICLE:
             best = inner
         elif an.score.get(region, 0.0) >= _MIN_ARTICLE:
@@ -375,6 +365,20 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     ):
         return region, False
     return node, True
+
+
+def _best(an: Analysis, within: Element | None) -> Element | None:
+    """The candidate of the best value (score times bonus), of those inside
+    ``within`` when it is given."""
+    best: Element | None = None
+    best_value = 0.0
+    for el, s in an.score.items():
+        if s <= 0 or el.name not in CANDIDATES:
+            continue
+        value = s * an.bonus.get(el, 1.0)
+        if value > best_value and (within is None or _inside(el, within)):
+            best, best_value = el, value
+    return best
 
 
 def _beside(an: Analysis, parent: Element, prev: Element) -> tuple[float, float, bool]:

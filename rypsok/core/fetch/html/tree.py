@@ -106,7 +106,7 @@ class Text:
     __slots__ = ("_chunks", "parent")
 
     def __init__(self, data: str) -> None:
-        self._chunks: str | list[str] | bytes = data
+        self._chunks: str | list[str] | bytes = data if len(data) < _WIDE_TEXT else _stored(data)
         self.parent: Element | None = None
 
     def append(self, data: str) -> None:
@@ -408,8 +408,6 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
                 return
         self._budget.take()
         text = Text(data)
-        if len(data) >= _WIDE_TEXT:
-            text._chunks = _stored(data)
         text.parent = parent
         children.append(text)
 
