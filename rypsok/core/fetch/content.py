@@ -58,9 +58,8 @@ class PageText:
         end = min(end, len(self))
         if start >= end:
             return ""
-        first = bisect_right(self._ends, start)
         out: list[str] = []
-        i = first
+        i = bisect_right(self._ends, start)  # the part that holds `start`
         while i < len(self._parts):
             begins = self._ends[i] - len(self._parts[i])
             if begins >= end:
