@@ -69,6 +69,11 @@ _SIDE_REGIONS = frozenset({"footer", "aside"})
 _TEXT_INPUTS = frozenset({"email", "password"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 _HARD_PROSE = 600  # unlinked characters: more than any banner, popup or newsletter box says
+_CLASS_WORD_PARTS = re.compile(r"[^a-z0-9]+")
+# Chrome words that make a content word furniture ("article-copyright"). A
+# post's signature in a thread (its writer, its date) comes with each post: it
+# is part of the thread's structure, not a box to leave out.
+_FURNITURE = CHROME_TOKENS - {"signature", "postprofile"}
 
 
 # --------------------------------------------------------------------------- step 2: classify
@@ -198,7 +203,9 @@ def classify(an: Analysis) -> None:
                     continue
                 if not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined:
                     an.comments.add(el)
-                elif named_content:
+                elif named_content and not (
+                    an.unlinked[el] < _HARD_PROSE and _chrome_of_content(joined)
+                ):
                     an.bonus[el] = TOKEN_BONUS
                 elif not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS):
                     an.chrome.add(el)
@@ -207,6 +214,23 @@ def classify(an: Analysis) -> None:
                 an.bonus[el] = ARTICLE_BONUS if name == "article" else MAIN_BONUS
                 in_article = True
         stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
+
+
+def _chrome_of_content(joined: str) -> bool:
+    """Every class word that names the content does so in a compound with a
+    chrome word ("article-copyright", "entry-related"): the content's furniture.
+    Checked on small boxes only: a layout's "sidebar-content" column that holds
+    the prose is the content."""
+    seen = False
+    for word in joined.split():
+        parts = set(_CLASS_WORD_PARTS.split(word))
+        if parts.isdisjoint(MAIN_TOKENS):
+            continue
+        if parts.isdisjoint(_FURNITURE):
+            return False
+        seen = True
+    return seen
+
 
 
 def _names_content(el: Element) -> bool:

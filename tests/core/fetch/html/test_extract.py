@@ -918,3 +918,16 @@ def test_req_fetch_002_labels_left_at_the_end_go() -> None:
     specs = "".join(f"<p>Weight {i}:</p>" for i in range(6))
     kept = md(page(f"<article><h1>Specs</h1><p>{PARA}</p>{specs}</article>"))
     assert "Weight 0:" in kept and "Weight 3:" in kept
+
+
+def test_req_fetch_002_a_content_word_compounded_with_a_chrome_word_is_furniture() -> None:
+    # "article-copyright" is the article's copyright line, not the article; a
+    # column named "sidebar-content" that holds the prose is the content.
+    story = (
+        f"<div class='article'><h1>Story</h1>{f'<p>{PARA}</p>' * 4}"
+        "<div class='article-copyright'><p>COPY All rights reserved by the paper.</p></div></div>"
+    )
+    out = md(page(story))
+    assert out.count(PARA) == 4 and "COPY" not in out
+    column = f"<div class='sidebar-content'><h1>Story</h1>{f'<p>{PARA}</p>' * 5}</div>"
+    assert md(page(column)).count(PARA) == 5
