@@ -232,7 +232,6 @@ def _chrome_of_content(joined: str) -> bool:
     return seen
 
 
-
 def _names_content(el: Element) -> bool:
     if not (el.attributes.get("class") or el.attributes.get("id")):
         return False
