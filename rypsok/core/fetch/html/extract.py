@@ -19,7 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 from rypsok.core.fetch.html.attributes import attr
 from rypsok.core.fetch.html.markdown import markdown_blocks
-from rypsok.core.fetch.html.prune import classify, cuts
+from rypsok.core.fetch.html.prune import classify, cuts, listing_cuts
 from rypsok.core.fetch.html.score import choose, measure, score_blocks
 from rypsok.core.fetch.html.tree import Element, ParsedDocument
 
@@ -118,7 +118,7 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]
     score_blocks(an)
     node, article = choose(an)
     # On a listing the comments are the content; only chrome boxes go.
-    cut = cuts(an, node) if article else {e for e in an.chrome if e is not node}
+    cut = cuts(an, node) if article else listing_cuts(an, node)
     return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url))
 
 

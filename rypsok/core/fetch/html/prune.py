@@ -42,10 +42,11 @@ from rypsok.core.fetch.html.vocabulary import (
     SCRIPT_FALLBACK,
     SKIP_STEM,
     STRONG,
+    TABLE_PARTS,
     WRITER_STEMS,
 )
 
-__all__ = ["classify", "cuts"]
+__all__ = ["classify", "cuts", "listing_cuts"]
 
 _HIDDEN_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*(?:!important\s*)?(?:;|$)",
@@ -67,6 +68,8 @@ _SIDE_REGIONS = frozenset({"footer", "aside"})
 # An <input> of these types asks for the reader's own address or account: a
 # plain "text" box may be a quantity in a shop's form, so it does not count.
 _TEXT_INPUTS = frozenset({"email", "password"})
+# A listing's item, or its title, even when a class names a picture.
+_LISTING_ITEMS = frozenset({"figure", "figcaption", "a"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 _HARD_PROSE = 600  # unlinked characters: more than any banner, popup or newsletter box says
 _CLASS_WORD_PARTS = re.compile(r"[^a-z0-9]+")
@@ -248,7 +251,8 @@ def _is_media(el: Element, an: Analysis, total: float) -> bool:
     if el.name == "figcaption":  # kept with the code or table it captions
         figure = el.parent
         return figure is None or figure.name != "figure" or figure not in an.rich
-    if el in an.rich or an.heads[el]:
+    if el in an.rich or an.heads[el] or el.name in TABLE_PARTS:
+        # A table's row or cell is data, whatever its class says ("player-4351").
         return False
     if el.name == "figure":
         return True
@@ -373,3 +377,23 @@ def _is_teasers(el: Element, an: Analysis) -> bool:
     if cards < 2 and el.name != "article":
         return False
     return cards * 2 >= an.heads[el] and an.kept_len[el] <= _TEASER_LEN * cards
+
+
+def listing_cuts(an: Analysis, node: Element) -> set[Element]:
+    """On a page read whole (a listing, a short post below the article
+    threshold): the chrome boxes, a picture's caption or credit box and a box
+    about the author. Link lists, teasers, metadata and comments stay: there
+    they are the content. A figure or a link is an item of the listing (a
+    gallery's picture, a card), never its furniture."""
+    cut: set[Element] = {e for e in an.chrome if e is not node}
+    total = an.positive.get(node, 0.0)
+    stack = [c for c in node.children if isinstance(c, Element)]
+    while stack:
+        el = stack.pop()
+        if el in an.removed or el not in an.score or el in cut:
+            continue
+        if (el.name not in _LISTING_ITEMS and _is_media(el, an, total)) or _is_author_box(el):
+            cut.add(el)
+            continue
+        stack.extend(c for c in el.children if isinstance(c, Element))
+    return cut

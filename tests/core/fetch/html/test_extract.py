@@ -931,3 +931,32 @@ def test_req_fetch_002_a_content_word_compounded_with_a_chrome_word_is_furniture
     assert out.count(PARA) == 4 and "COPY" not in out
     column = f"<div class='sidebar-content'><h1>Story</h1>{f'<p>{PARA}</p>' * 5}</div>"
     assert md(page(column)).count(PARA) == 5
+
+
+def test_req_fetch_002_a_listing_keeps_its_items_and_drops_captions_and_author_boxes() -> None:
+    # A page read whole keeps its cards, pictures among them, but not a
+    # picture's credit line or the box about the writer.
+    cards = "".join(
+        f"<li><a class='card card--no-image' href='/s/{i}'>Story number {i}</a></li>"
+        f"<li><figure class='tile'><img src='/p{i}.jpg' alt=''><figcaption>Photo item {i}"
+        "</figcaption></figure></li>"
+        for i in range(8)
+    )
+    credit = "<div class='wp-caption-text'><span class='credit'>CREDIT Agency Images</span></div>"
+    author = "<div class='author-box'><p>AUTHOR writes about the city.</p></div>"
+    intro = "<p>The week's stories from the city, with the pictures our readers sent in.</p>"
+    out = md(page(f"<main><h1>Stories</h1>{intro}{credit}<ul>{cards}</ul>{author}</main>"))
+    assert "Story number 7" in out and "Photo item 7" in out
+    assert "CREDIT" not in out and "AUTHOR" not in out
+
+
+def test_req_fetch_002_a_table_row_is_data_whatever_its_class() -> None:
+    # "player-2020-4351" names a row of a table of players, not a video player.
+    rows = "".join(
+        f"<tr class='oddrow player-2020-{i}'><td>Player {i}</td><td>{i} goals</td></tr>"
+        for i in range(12)
+    )
+    out = md(page(f"<main><h1>Scorers</h1><table>{rows}</table></main>"))
+    assert "Player 11" in out and "11 goals" in out
+    out = md(page(f"<article><h1>Scorers</h1><p>{PARA}</p><table>{rows}</table></article>"))
+    assert "Player 11" in out and "11 goals" in out
