@@ -452,7 +452,31 @@ def markdown_blocks(
         if b.strip():
             blocks.append(b.strip("\n"))
     del rendered
-    return _without_trailing_leftovers(blocks)
+    return _without_trailing_leftovers(_without_empty_sections(blocks))
+
+
+def _level(block: str) -> int:
+    """A heading block's level, 0 for any other block."""
+    if not _HEADING.match(block):
+        return 0
+    return len(block) - len(block.lstrip("#"))
+
+
+def _without_empty_sections(blocks: list[str]) -> list[str]:
+    """A heading followed at once by one of its own level or above had its
+    section cut ("Related stories" whose links went): it goes too. Walked
+    from the end, so a heading over only such headings goes with them."""
+    kept: list[str] = []
+    next_level = 0
+    for block in reversed(blocks):
+        level = _level(block)
+        if level and next_level and next_level <= level:
+            continue
+        kept.append(block)
+        next_level = level
+    kept.reverse()
+    # A page of headings alone (a menu of sections) keeps them.
+    return kept if any(not _level(b) for b in kept) else blocks
 
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.

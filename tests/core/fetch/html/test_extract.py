@@ -960,3 +960,18 @@ def test_req_fetch_002_a_table_row_is_data_whatever_its_class() -> None:
     assert "Player 11" in out and "11 goals" in out
     out = md(page(f"<article><h1>Scorers</h1><p>{PARA}</p><table>{rows}</table></article>"))
     assert "Player 11" in out and "11 goals" in out
+
+
+def test_req_fetch_002_a_heading_whose_section_was_cut_goes() -> None:
+    # The related-links box under "EMPTY More on this" is cut; its heading is
+    # left with nothing under it, anywhere in the article, and goes. A heading
+    # over a subsection keeps its place.
+    related = "".join(f"<li><a href='/r/{i}'>Other story {i}</a></li>" for i in range(6))
+    story = (
+        f"<article><h1>Story</h1><p>{PARA}</p><h2>EMPTY More on this</h2>"
+        f"<ul class='related'>{related}</ul>"
+        f"<h2>Part two</h2><h3>Detail</h3><p>{PARA}</p></article>"
+    )
+    out = md(page(story))
+    assert out.count(PARA) == 2 and "EMPTY" not in out
+    assert "## Part two\n\n### Detail" in out
