@@ -457,6 +457,8 @@ def markdown_blocks(
 
 def _level(block: str) -> int:
     """A heading block's level, 0 for any other block."""
+    if _BOLD_LINE.match(block):
+        return 7
     if not _HEADING.match(block):
         return 0
     return len(block) - len(block.lstrip("#"))
@@ -481,6 +483,8 @@ def _without_empty_sections(blocks: list[str]) -> list[str]:
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.
 _HEADING = re.compile(r"#{1,6} [^\n]{1,80}$")
+# A short line all in bold: a heading by its looks (level 7, below any <h6>).
+_BOLD_LINE = re.compile(r"\*\*[^\n*]{1,80}\*\*$")
 # A last block this short, one line and ending in a colon: a label.
 _LABEL_MAX = 80
 _LABELS_MAX = 2
@@ -497,7 +501,7 @@ def _without_trailing_leftovers(blocks: list[str]) -> list[str]:
     labels = 0  # labels taken: a page of short lines that end so is not all leftovers
     while end:
         last = blocks[end - 1]
-        if _HEADING.match(last) or _LONE_LINK.match(last):
+        if _HEADING.match(last) or _BOLD_LINE.match(last) or _LONE_LINK.match(last):
             end -= 1
         elif labels < _LABELS_MAX and _label(last):
             end -= 1

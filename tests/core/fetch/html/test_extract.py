@@ -975,3 +975,10 @@ def test_req_fetch_002_a_heading_whose_section_was_cut_goes() -> None:
     out = md(page(story))
     assert out.count(PARA) == 2 and "EMPTY" not in out
     assert "## Part two\n\n### Detail" in out
+    # A line in bold alone is a heading by its looks: "JOIN" led a sign-up
+    # form, which is not content, and is left over at the end.
+    form = "<form><input type='email'><button>Go</button></form>"
+    out = md(
+        page(f"<article><h1>Story</h1><p>{PARA}</p><p><b>JOIN our letter</b></p>{form}</article>")
+    )
+    assert out.endswith(PARA) and "JOIN" not in out
