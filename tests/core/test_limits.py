@@ -22,10 +22,7 @@ NOT_LIMITS = {
     ("unicode.py", 4096),  # a cache size
     ("markup.py", 4096),  # a cache size
     ("score.py", 600),
-    (
-        "prune.py",
-        600,
-    ),  # _HARD_PROSE, characters  # characters of a teaser card, an extraction heuristic
+    ("prune.py", 600),  # _HARD_PROSE, characters of prose: an extraction heuristic
     ("telemetry.py", 1000000),  # nanoseconds in a millisecond
     ("validate.py", 4096),
     ("validate.py", 256),

@@ -58,6 +58,7 @@ _HIDDEN_STYLE = re.compile(
 _META_LEN = 160  # metadata is short: a byline, a date, a row of tags
 _PROMO_LEN = 160  # a promotional line is short: one headline and a label
 _LABEL = 20  # "Related:", "Read more:"
+_LONE_LINK_LEN = 2 * _PROMO_LEN  # a paragraph that is one link: a headline and its blurb at most
 # A hidden box is the page a script reveals when it holds more than 2/3 of the
 # page's text (a box of options or a comparison table hidden on a product
 # page can hold half of it).
@@ -316,11 +317,25 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             or (minor and _is_author_box(el))
             or _is_page_tool(el, an)
             or (minor and _is_teasers(el, an))
+            or _is_lone_link(el, an)
         ):
             cut.add(el)
             continue
         stack.extend((c, line) for c in el.children if isinstance(c, Element))
     return cut
+
+
+def _is_lone_link(el: Element, an: Analysis) -> bool:
+    """A paragraph that is one link and nothing else: a pointer to another page
+    ("Back to all news", a headline of another story), not a part of this one.
+    An address written out as the link's text is a reference the writer gave."""
+    if el.name != "p" or not 0 < an.links[el] == an.kept_len[el] <= _LONE_LINK_LEN:
+        return False
+    links = [e for e in el.iter_elements() if e.name == "a" and links_away(e)]
+    if len(links) != 1:
+        return False
+    text = links[0].text_content().strip().lower()
+    return not text.startswith(("http://", "https://", "www."))
 
 
 def _around_titles(an: Analysis, node: Element) -> set[Element]:

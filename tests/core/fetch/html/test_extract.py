@@ -982,3 +982,18 @@ def test_req_fetch_002_a_heading_whose_section_was_cut_goes() -> None:
         page(f"<article><h1>Story</h1><p>{PARA}</p><p><b>JOIN our letter</b></p>{form}</article>")
     )
     assert out.endswith(PARA) and "JOIN" not in out
+
+
+def test_req_fetch_002_a_paragraph_that_is_one_link_is_a_pointer_not_content() -> None:
+    # Between and after the paragraphs: "LONE" points to another story. A link
+    # inside a sentence stays, and so does a paragraph of two links.
+    story = (
+        f"<article><h1>Story</h1>{f'<p>{PARA}</p>' * 2}"
+        "<p><a href='/other'>LONE The other story about the same town</a></p>"
+        f"{f'<p>{PARA}</p>' * 2}<p>See <a href='/r'>the report</a> for more.</p>"
+        "<p><a href='/a'>First source</a> <a href='/b'>Second source</a></p></article>"
+    )
+    out = md(page(story))
+    assert out.count(PARA) == 4 and "LONE" not in out
+    assert "See [the report](https://example.org/r) for more." in out
+    assert "First source" in out
