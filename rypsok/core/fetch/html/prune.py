@@ -211,7 +211,11 @@ def classify(an: Analysis) -> None:
                     an.unlinked[el] < _HARD_PROSE and _chrome_of_content(joined)
                 ):
                     an.bonus[el] = TOKEN_BONUS
-                elif not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS):
+                elif name not in HEADING_LEVELS and (
+                    not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS)
+                ):
+                    # A heading's class styles it ("anchorWithStickyNavbar"); a
+                    # heading over chrome goes with its section (markdown).
                     an.chrome.add(el)
             if is_main_marker(el):
                 an.mains.append(el)
@@ -290,6 +294,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
     titled = _around_titles(an, node)
+    cut.update(_after_named_body(an, node))
     # Frames: element, text length of its nearest block (a metadata line is
     # cut only when it is a line of its own, never from inside a sentence).
     stack = [(c, an.kept_len.get(c, 0)) for c in node.children if isinstance(c, Element)]
@@ -336,6 +341,42 @@ def _is_lone_link(el: Element, an: Analysis) -> bool:
         return False
     text = links[0].text_content().strip().lower()
     return not text.startswith(("http://", "https://", "www."))
+
+
+def _after_named_body(an: Analysis, node: Element) -> list[Element]:
+    """The page names the box of its content ("articleBody", "entry-content",
+    an <article>) inside the chosen region: the smallest such box holding most
+    of the region's prose. The boxes after it, on its way up to the region,
+    that hold little prose are the article's furniture (a licence, a
+    disclaimer, a contact line, a line about the writer). One after it with a
+    heading is kept unless it is a stub: a section of the page goes on."""
+    named: Element | None = None
+    for el in node.iter_elements():
+        if el is node or el not in an.score or el in an.removed:
+            continue
+        if an.unlinked[el] * 2 <= an.unlinked[node]:
+            continue
+        if (named is None or an.unlinked[el] <= an.unlinked[named]) and (
+            is_main_marker(el) or _names_content(el)
+        ):
+            named = el
+    if named is None:
+        return []
+    after: list[Element] = []
+    prev = named
+    cur = named.parent
+    while cur is not None and prev is not node:
+        behind = False
+        for c in cur.children:
+            if c is prev:
+                behind = True
+            elif behind and isinstance(c, Element) and c in an.score:
+                limit = _LONE_LINK_LEN if an.heads[c] else _HARD_PROSE
+                if an.unlinked[c] < limit:
+                    after.append(c)
+        prev = cur
+        cur = cur.parent
+    return after
 
 
 def _around_titles(an: Analysis, node: Element) -> set[Element]:

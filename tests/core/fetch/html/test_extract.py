@@ -997,3 +997,29 @@ def test_req_fetch_002_a_paragraph_that_is_one_link_is_a_pointer_not_content() -
     assert out.count(PARA) == 4 and "LONE" not in out
     assert "See [the report](https://example.org/r) for more." in out
     assert "First source" in out
+
+
+def test_req_fetch_002_short_boxes_after_the_named_body_are_its_furniture() -> None:
+    # The climb from "entry-content" takes the title in the container; the
+    # licence line and the writer's note after the body are not the article.
+    # A section with a heading and prose of its own after it stays.
+    body = f"<div class='entry-content'>{f'<p>{PARA}</p>' * 4}</div>"
+    licence = (
+        "<div class='field-licence'><p>LICENCE This text may be shared under the licence.</p></div>"
+    )
+    section = f"<div class='more'><h2>Part two</h2>{f'<p>{PARA}</p>' * 6}</div>"
+    out = md(page(f"<div class='wrap'><h1>TITLE of the story</h1>{body}{licence}</div>"))
+    assert "TITLE of the story" in out and out.count(PARA) == 4 and "LICENCE" not in out
+    out = md(page(f"<div class='wrap'><h1>Story</h1>{body}{section}</div>"))
+    assert "## Part two" in out and out.count(PARA) == 10
+
+
+def test_req_fetch_002_a_headings_class_styles_it_and_does_not_make_it_chrome() -> None:
+    # "anchorWithStickyNavbar" holds the stem of a navigation bar: it says where
+    # the heading scrolls to, not that the heading is navigation.
+    story = (
+        f"<article><h1>Guide</h1><p>{PARA}</p>"
+        "<h2 class='anchor anchorWithStickyNavbar_x1'>Install step</h2>"
+        f"<p>{PARA}</p></article>"
+    )
+    assert "## Install step" in md(page(story))
