@@ -212,7 +212,9 @@ def classify(an: Analysis) -> None:
                 ):
                     an.bonus[el] = TOKEN_BONUS
                 elif name not in HEADING_LEVELS and (
-                    not tokens.isdisjoint(CHROME_TOKENS) or any(s in joined for s in CHROME_STEMS)
+                    not tokens.isdisjoint(CHROME_TOKENS)
+                    or any(s in joined for s in CHROME_STEMS)
+                    or _is_author_box(el)
                 ):
                     # A heading's class styles it ("anchorWithStickyNavbar"); a
                     # heading over chrome goes with its section (markdown).

@@ -193,7 +193,7 @@ CHROME_TOKENS: Final = _words(
 # Substrings of a class/id that mark chrome inside a longer token ("leftsidebar").
 CHROME_STEMS: Final = _stems(
     "sidebar footer navbar navigation advert sponsor social sharing subscribe related"
-    " outbrain taboola"
+    " outbrain taboola noprint no-print"
 )
 # Comment sections: against the article when there is one; kept on a page that is a thread.
 COMMENT_TOKENS: Final = frozenset(
@@ -215,7 +215,9 @@ META_TOKENS: Final = _words(
     " published updated posted meta postmeta entrymeta tags tag categories category share"
     " sharing likes topics keywords print"
 )
-META_STEMS: Final = _stems("byline dateline timestamp datestamp pubdate postedon posted-on author")
+META_STEMS: Final = _stems(
+    "byline dateline timestamp datestamp pubdate postedon posted-on author rating"
+)
 # Substrings of a class/id of a box about the author (biography, photo, links).
 AUTHOR_STEMS: Final = _stems(
     "author-bio authorbio author-box authorbox author-info author-desc author-profile"

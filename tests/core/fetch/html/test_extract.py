@@ -1023,3 +1023,26 @@ def test_req_fetch_002_a_headings_class_styles_it_and_does_not_make_it_chrome() 
         f"<p>{PARA}</p></article>"
     )
     assert "## Install step" in md(page(story))
+
+
+def test_req_fetch_002_boxes_a_site_keeps_off_paper_and_rating_rows_are_not_the_article() -> None:
+    # A box the site's print style leaves out ("no-print") is not what it
+    # counts as the article; neither is a row of stars to rate it.
+    story = (
+        f"<article><h1>Story</h1>{f'<p>{PARA}</p>' * 3}"
+        "<div class='no-print' id='contact'><p>NOPRINT Questions about this article? Write to us.</p></div>"
+        "<div class='post-ratings'>RATING 1 star 2 stars 3 stars (no votes yet)</div></article>"
+    )
+    out = md(page(story))
+    assert out.count(PARA) == 3 and "NOPRINT" not in out and "RATING" not in out
+
+
+def test_req_fetch_002_an_author_box_counts_against_the_region_holding_it() -> None:
+    # The box about the writer has more unbroken prose than any single box of
+    # the article, whose paragraphs sit beside lists of links: it is still not
+    # the content.
+    links = "".join(f"<li><a href='/r/{i}'>Further reading number {i}</a></li>" for i in range(12))
+    story = f"<article><h1>Story</h1>{f'<p>{PARA}</p>' * 3}<ul>{links}</ul></article>"
+    bio = f"<div class='mb-8'><div class='author-bio'><p>BIO {PARA} {PARA} {PARA}</p></div></div>"
+    out = md(page(f"<div class='page'>{story}{bio}</div>"))
+    assert out.count(PARA) >= 3 and "BIO" not in out
