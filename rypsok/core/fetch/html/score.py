@@ -94,6 +94,7 @@ class Analysis:
         # The page is a shell a script fills, and its <noscript> holds what a
         # reader without scripts sees: the only readable copy (step 1).
         self.shell = False
+        self.unchromed: dict[Element, float] = {}  # the score without chrome boxes
 
 
 # --------------------------------------------------------------------------- pass 1: sizes
@@ -184,6 +185,8 @@ def score_blocks(an: Analysis) -> None:
     plain_len = an.plain_len
     removed = an.removed
     clean = an.clean
+    unchromed = an.unchromed
+    chrome = an.chrome
     boxes = an.comments
     stack: list[_Frame] = []
     # A block's own text: [length, linked length].
@@ -246,9 +249,11 @@ def score_blocks(an: Analysis) -> None:
                 if w > 0:
                     p += w
         own_score = s
+        own_unchromed = s
         for c in children:
             if isinstance(c, Element) and c not in removed:
                 s += score[c]
+                own_unchromed += 0.0 if c in chrome else unchromed[c]
                 # A comment box is cut from an article: it does not keep its
                 # container from being taken (choose).
                 own_score += 0.0 if c in boxes else clean[c]
@@ -262,6 +267,8 @@ def score_blocks(an: Analysis) -> None:
             nc = 1
         score[el], positive[el], links[el], kept_len[el] = s, p, lk, ln
         clean[el] = own_score
+        # The same sum with the chrome boxes left out, as an article's cuts will.
+        unchromed[el] = own_unchromed
         plain_len[el] = pl
         cards[el] = nc
         heads[el] = nh
@@ -313,6 +320,8 @@ def choose(an: Analysis) -> tuple[Element, bool]:
             best = inner
         elif an.score.get(region, 0.0) >= _MIN_ARTICLE:
             best = region
+    # A best region sunk by the chrome inside it scores below the threshold
+    # too: the page is read whole, its chrome boxes left out.
     if best is None or an.score[best] < _MIN_ARTICLE:
         return region, False
     # Take enclosing elements that add content (a title, a second part of
@@ -367,12 +376,20 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     return node, True
 
 
+def _worth(an: Analysis, el: Element) -> float:
+    """A region's score; one sunk by the chrome inside it (a wiki's navigation
+    box among its paragraphs) is judged as it will be read, without them."""
+    s = an.score[el]
+    return s if s > 0 else an.unchromed[el]
+
+
 def _best(an: Analysis, within: Element | None) -> Element | None:
     """The candidate of the best value (score times bonus), of those inside
     ``within`` when it is given."""
     best: Element | None = None
     best_value = 0.0
-    for el, s in an.score.items():
+    for el in an.score:
+        s = _worth(an, el)
         if s <= 0 or el.name not in CANDIDATES:
             continue
         value = s * an.bonus.get(el, 1.0)

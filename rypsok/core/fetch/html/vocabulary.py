@@ -193,7 +193,7 @@ CHROME_TOKENS: Final = _words(
 # Substrings of a class/id that mark chrome inside a longer token ("leftsidebar").
 CHROME_STEMS: Final = _stems(
     "sidebar footer navbar navigation advert sponsor social sharing subscribe related"
-    " outbrain taboola noprint no-print"
+    " outbrain taboola noprint no-print navbox"
 )
 # Comment sections: against the article when there is one; kept on a page that is a thread.
 COMMENT_TOKENS: Final = frozenset(

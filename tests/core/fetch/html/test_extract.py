@@ -1046,3 +1046,23 @@ def test_req_fetch_002_an_author_box_counts_against_the_region_holding_it() -> N
     bio = f"<div class='mb-8'><div class='author-bio'><p>BIO {PARA} {PARA} {PARA}</p></div></div>"
     out = md(page(f"<div class='page'>{story}{bio}</div>"))
     assert out.count(PARA) >= 3 and "BIO" not in out
+
+
+def test_req_fetch_002_a_wiki_article_is_not_sunk_by_its_navigation_box() -> None:
+    # The paragraphs sit right in the wiki's output box, beside a navigation
+    # box of links that outweighs them: the article is still read, the box is not.
+    navbox = "".join(
+        f"<tr><td><a href='/wiki/T{i}'>NAVBOX topic {i}</a></td></tr>" for i in range(30)
+    )
+    refs = "".join(
+        f"<li>Reference {i}: a paper about the method and its uses, by several writers,"
+        " printed in a journal of the field.</li>"
+        for i in range(6)
+    )
+    article = (
+        "<div class='mw-parser-output'>"
+        f"<table class='sidebar vertical-navbox nowraplinks'>{navbox}</table>"
+        f"{f'<p>{PARA}</p>' * 5}<div class='reflist'><ol class='references'>{refs}</ol></div></div>"
+    )
+    out = md(page(f"<div id='content' class='mw-body'><h1>Method</h1>{article}</div>"))
+    assert out.count(PARA) == 5 and "NAVBOX" not in out and "Reference 5" in out
