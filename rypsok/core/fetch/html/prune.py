@@ -70,6 +70,8 @@ _SIDE_REGIONS = frozenset({"footer", "aside"})
 # plain "text" box may be a quantity in a shop's form, so it does not count.
 _TEXT_INPUTS = frozenset({"email", "password"})
 # A listing's item, or its title, even when a class names a picture.
+# A box's kind, to find a run of like boxes: its tag and its class.
+_Kind = tuple[str, str | None]
 _LISTING_ITEMS = frozenset({"figure", "figcaption", "a"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 _HARD_PROSE = 600  # unlinked characters: more than any banner, popup or newsletter box says
@@ -296,6 +298,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
     titled = _around_titles(an, node)
+    runs: dict[Element, dict[_Kind, float]] = {}
     cut.update(_after_named_body(an, node))
     # Frames: element, text length of its nearest block (a metadata line is
     # cut only when it is a line of its own, never from inside a sentence).
@@ -323,7 +326,7 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             or (line <= _META_LEN and _is_meta(el, an))
             or (minor and _is_author_box(el))
             or _is_page_tool(el, an)
-            or (minor and _is_teasers(el, an))
+            or (minor and _is_teasers(el, an) and not _one_of_the_run(el, an, total, runs))
             or _is_lone_link(el, an)
         ):
             cut.add(el)
@@ -379,6 +382,27 @@ def _after_named_body(an: Analysis, node: Element) -> list[Element]:
         prev = cur
         cur = cur.parent
     return after
+
+
+def _one_of_the_run(
+    el: Element, an: Analysis, total: float, runs: dict[Element, dict[_Kind, float]]
+) -> bool:
+    """``el`` is one of a run of like boxes (same tag and class) beside it that
+    together hold most of the article's prose: a thread's posts, the content
+    itself, not teasers set into it. ``runs`` keeps each parent's sums, so a
+    parent of many children is summed once."""
+    parent = el.parent
+    if parent is None:
+        return False
+    sums = runs.get(parent)
+    if sums is None:
+        sums = {}
+        for c in parent.children:
+            if isinstance(c, Element):
+                kind = (c.name, attr(c, "class"))
+                sums[kind] = sums.get(kind, 0.0) + an.positive.get(c, 0.0)
+        runs[parent] = sums
+    return sums[(el.name, attr(el, "class"))] * 2 >= total
 
 
 def _around_titles(an: Analysis, node: Element) -> set[Element]:

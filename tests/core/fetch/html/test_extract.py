@@ -1066,3 +1066,16 @@ def test_req_fetch_002_a_wiki_article_is_not_sunk_by_its_navigation_box() -> Non
     )
     out = md(page(f"<div id='content' class='mw-body'><h1>Method</h1>{article}</div>"))
     assert out.count(PARA) == 5 and "NAVBOX" not in out and "Reference 5" in out
+
+
+def test_req_fetch_002_a_threads_short_posts_are_not_teasers() -> None:
+    # Each post has a linked heading (its writer's page) and little text, like a
+    # teaser card; together the posts are the thread, and every one stays.
+    posts = "".join(
+        f"<article class='message'><h4><a href='/members/u{i}'>Member {i}</a></h4>"
+        f"<div class='body'><p>POST {i}: we had the same trouble with the cat last winter, and "
+        "a vet's visit and a change of food settled it within a few weeks.</p></div></article>"
+        for i in range(6)
+    )
+    out = md(page(f"<div class='block block--messages'><h1>Lost weight</h1>{posts}</div>"))
+    assert all(f"POST {i}:" in out for i in range(6))
