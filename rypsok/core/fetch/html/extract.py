@@ -119,7 +119,7 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]
     node, article = choose(an)
     # On a listing the comments are the content; only chrome boxes go.
     cut = cuts(an, node) if article else listing_cuts(an, node)
-    return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url))
+    return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
 
 
 def extract_text(text: str) -> Extracted:

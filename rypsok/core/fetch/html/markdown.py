@@ -321,7 +321,7 @@ class _Renderer:
         if name == "br":
             return [_BR]
         if name == "hr":
-            return [_Blk("---")]
+            return [_Blk(_RULE)]
         if name == "img":
             alt = self.alt(el)
             return [f" {_escape(alt)} "] if alt else []
@@ -439,10 +439,12 @@ def write_markdown(root: Element, removed: set[Element], cut: set[Element], base
 
 
 def markdown_blocks(
-    root: Element, removed: set[Element], cut: set[Element], base: str
+    root: Element, removed: set[Element], cut: set[Element], base: str, article: bool = True
 ) -> list[str]:
     """The blocks :func:`write_markdown` joins with a blank line: a caller that lets
-    the tree go first joins them without the tree in memory beside the text."""
+    the tree go first joins them without the tree in memory beside the text.
+    ``article`` False: the page is read whole (a listing), and a list of links
+    at its end is its items, not leftovers."""
     rendered = _Renderer(removed, base, cut).render(root)
     # Each rendered block is let go of as soon as its stripped copy is made, so the
     # page's text is not held twice by this list and the one made from it.
@@ -452,7 +454,7 @@ def markdown_blocks(
         if b.strip():
             blocks.append(b.strip("\n"))
     del rendered
-    return _without_trailing_leftovers(_without_empty_sections(blocks))
+    return _without_trailing_leftovers(_without_empty_sections(blocks), article)
 
 
 def _level(block: str) -> int:
@@ -489,10 +491,16 @@ _BOLD_LINE = re.compile(r"\*\*[^\n*]{1,80}\*\*$")
 _LABEL_MAX = 80
 _LABELS_MAX = 2
 # A block that is one short link and nothing else.
+# A thematic break (<hr>) as written.
+_RULE = "---"
+# A list whose every item is one link and nothing else: "More on this" whose
+# heading went, a box of further reading.
+_FEW_LINKS = 5  # on a page read whole, a list of more links than this is its items
+_LINK_LIST = re.compile(r"(?:(?:[-*+]|\d{1,3}[.)]) \[[^\n\]]{1,200}\]\([^\s)]*\)(?:\n|$))+$")
 _LONE_LINK = re.compile(r"\[[^\n\]]{1,60}\]\([^\s)]*\)$")
 
 
-def _without_trailing_leftovers(blocks: list[str]) -> list[str]:
+def _without_trailing_leftovers(blocks: list[str], article: bool) -> list[str]:
     """What is left at the end once the content stopped: headings over sections
     whose content was cut (a "More on this" box after its links went) and
     lone links ("Back to the list", "Next article"), and up to two labels.
@@ -501,7 +509,13 @@ def _without_trailing_leftovers(blocks: list[str]) -> list[str]:
     labels = 0  # labels taken: a page of short lines that end so is not all leftovers
     while end:
         last = blocks[end - 1]
-        if _HEADING.match(last) or _BOLD_LINE.match(last) or _LONE_LINK.match(last):
+        if (
+            _HEADING.match(last)
+            or _BOLD_LINE.match(last)
+            or _LONE_LINK.match(last)
+            or last == _RULE
+            or (_LINK_LIST.match(last) and (article or last.count("\n") < _FEW_LINKS))
+        ):
             end -= 1
         elif labels < _LABELS_MAX and _label(last):
             end -= 1

@@ -221,7 +221,7 @@ META_STEMS: Final = _stems(
 # Substrings of a class/id of a box about the author (biography, photo, links).
 AUTHOR_STEMS: Final = _stems(
     "author-bio authorbio author-box authorbox author-info author-desc author-profile"
-    " saboxplugin aboutauthor about-author"
+    " saboxplugin aboutauthor about-author author-card authorcard"
 )
 # A biography token on a box whose class also names a writer is an author box.
 BIO_TOKENS: Final = _words("bio bios biography")

@@ -809,7 +809,7 @@ def test_req_fetch_002_a_run_of_like_cards_is_not_climbed_as_one_article() -> No
 def test_req_fetch_002_a_writers_biography_box_is_cut_whatever_its_prefix() -> None:
     # "contributor-bio__bio", "site-author-tooltip__bio": a biography token
     # beside a word for the writer marks the same box as "author-bio".
-    for cls in ("contributor-bio__bio", "mntl-author-tooltip__bio"):
+    for cls in ("contributor-bio__bio", "mntl-author-tooltip__bio", "author-card__wrapper"):
         bio = f"<div class='{cls}'><p>BIO Jo covers energy and has written for three papers. {PARA}</p></div>"
         out = md(
             page(f"<article><h1>Grid</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p>{bio}</article>")
@@ -1079,3 +1079,20 @@ def test_req_fetch_002_a_threads_short_posts_are_not_teasers() -> None:
     )
     out = md(page(f"<div class='block block--messages'><h1>Lost weight</h1>{posts}</div>"))
     assert all(f"POST {i}:" in out for i in range(6))
+
+
+def test_req_fetch_002_a_list_of_links_or_a_rule_left_at_the_end_goes() -> None:
+    # After the story: a rule, a heading and a list that is only links to other
+    # stories. They go; a list with words of its own stays, and a listing keeps
+    # its many items.
+    more = "".join(f"<li><a href='/s/{i}'>ENDLINK story {i}</a></li>" for i in range(4))
+    story = f"<article><h1>Story</h1>{f'<p>{PARA}</p>' * 3}<hr><h3>Read on</h3><ul>{more}</ul></article>"
+    out = md(page(story))
+    assert out.endswith(PARA) and "ENDLINK" not in out and "Read on" not in out
+    steps = "<ul><li>Boil the water.</li><li>Add the pasta.</li></ul>"
+    assert md(page(f"<article><h1>Recipe</h1>{f'<p>{PARA}</p>' * 3}{steps}</article>")).endswith(
+        "- Add the pasta."
+    )
+    items = "".join(f"<li><a href='/i/{i}'>Item number {i}</a></li>" for i in range(12))
+    listing = md(page(f"<main><h1>Items</h1><p>All the items we sell.</p><ul>{items}</ul></main>"))
+    assert "Item number 11" in listing
