@@ -463,10 +463,11 @@ def _is_teasers(el: Element, an: Analysis) -> bool:
 
 def listing_cuts(an: Analysis, node: Element) -> set[Element]:
     """On a page read whole (a listing, a short post below the article
-    threshold): the chrome boxes, a picture's caption or credit box and a box
-    about the author. Link lists, teasers, metadata and comments stay: there
-    they are the content. A figure or a link is an item of the listing (a
-    gallery's picture, a card), never its furniture."""
+    threshold): the chrome boxes, a picture's caption or credit box, a box
+    about the author and a line of metadata of its own (a byline, a row of
+    tags). Link lists, teasers and comments stay: there they are the content.
+    A figure or a link is an item of the listing (a gallery's picture, a
+    card), never its furniture."""
     cut: set[Element] = {e for e in an.chrome if e is not node}
     total = an.positive.get(node, 0.0)
     stack = [c for c in node.children if isinstance(c, Element)]
@@ -474,7 +475,11 @@ def listing_cuts(an: Analysis, node: Element) -> set[Element]:
         el = stack.pop()
         if el in an.removed or el not in an.score or el in cut:
             continue
-        if (el.name not in _LISTING_ITEMS and _is_media(el, an, total)) or _is_author_box(el):
+        if (
+            (el.name not in _LISTING_ITEMS and _is_media(el, an, total))
+            or _is_author_box(el)
+            or (el.name in BLOCK and an.kept_len[el] <= _META_LEN and _is_meta(el, an))
+        ):
             cut.add(el)
             continue
         stack.extend(c for c in el.children if isinstance(c, Element))

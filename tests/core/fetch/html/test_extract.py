@@ -942,12 +942,15 @@ def test_req_fetch_002_a_listing_keeps_its_items_and_drops_captions_and_author_b
         "</figcaption></figure></li>"
         for i in range(8)
     )
-    credit = "<div class='wp-caption-text'><span class='credit'>CREDIT Agency Images</span></div>"
+    credit = (
+        "<div class='wp-caption-text'><span class='credit'>CREDIT Agency Images</span></div>"
+        "<p class='byline'>BYLINE Posted by the desk | 31 May 2012</p>"
+    )
     author = "<div class='author-box'><p>AUTHOR writes about the city.</p></div>"
     intro = "<p>The week's stories from the city, with the pictures our readers sent in.</p>"
     out = md(page(f"<main><h1>Stories</h1>{intro}{credit}<ul>{cards}</ul>{author}</main>"))
     assert "Story number 7" in out and "Photo item 7" in out
-    assert "CREDIT" not in out and "AUTHOR" not in out
+    assert "CREDIT" not in out and "AUTHOR" not in out and "BYLINE" not in out
 
 
 def test_req_fetch_002_a_table_row_is_data_whatever_its_class() -> None:
