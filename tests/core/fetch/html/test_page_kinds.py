@@ -194,7 +194,7 @@ def test_req_fetch_002_req_fetch_004_page_kinds_keep_content_drop_chrome(page: s
 )
 def test_req_fetch_002_page_kinds_known_gaps_are_still_gaps(page: str) -> None:
     # What a reader would keep or drop on these pages and the extractor does
-    # not yet (docs/extraction.md, "Where rypsok is behind"). Once one is
+    # not yet (docs/extraction.md, "Against issue 16's bar"). Once one is
     # fixed this fails: move the phrase to keep or drop.
     text = extracted_text(page)
     fixed = [p for p in _phrases(page, "gap_keep") if normalise(p) in text]
