@@ -1,7 +1,9 @@
-"""The command line: serve, check, --version. Exit 0 success, 1 configuration, 2 usage.
+"""The command line: serve, check, search, fetch, status, --version.
 
-Nothing here writes to standard output except --version: stdout belongs to
-the protocol.
+Exit 0 success, 1 configuration, 2 usage, 3 a tool error (search, fetch,
+status). serve and check write nothing to standard output (serve's stdout
+belongs to the protocol); --version and the three call commands write their
+answer there (rypsok.callcmd).
 """
 
 from __future__ import annotations
@@ -39,12 +41,47 @@ def _parser() -> argparse.ArgumentParser:
         help="the configuration file (else RYPSOK_CONFIG, else the defaults)",
     )
     check = commands.add_parser("check", help="validate a configuration and print its effect")
-    check.add_argument(
+    _config_option(check)
+    search = commands.add_parser("search", help="one web_search call, as a host would make it")
+    search.add_argument("query")
+    search.add_argument("--category", help="a category the configuration serves")
+    search.add_argument("--max-results", type=int, metavar="N")
+    search.add_argument("--language", help="one of [search] languages")
+    search.add_argument("--time-range", choices=("day", "week", "month", "year"))
+    fetch = commands.add_parser("fetch", help="one web_fetch call: a page's main content")
+    fetch.add_argument("url")
+    fetch.add_argument("--max-chars", type=int, metavar="N")
+    fetch.add_argument("--start", type=int, metavar="N", help="the start_char to read from")
+    status = commands.add_parser("status", help="one engine_status call")
+    for command in (search, fetch, status):
+        _config_option(command)
+        command.add_argument("--json", action="store_true", help="print the tool's JSON")
+    return parser
+
+
+def _config_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
         "--config",
         metavar="PATH",
         help="the configuration file (else RYPSOK_CONFIG, else the defaults)",
     )
-    return parser
+
+
+# Each call command: its tool, and its options as the tool's parameters.
+_CALLS = {
+    "search": (
+        "web_search",
+        (
+            ("query", "query"),
+            ("category", "category"),
+            ("max_results", "max_results"),
+            ("language", "language"),
+            ("time_range", "time_range"),
+        ),
+    ),
+    "fetch": ("web_fetch", (("url", "url"), ("max_chars", "max_chars"), ("start", "start_char"))),
+    "status": ("engine_status", ()),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rypsok.checkcmd import run_check
 
         return run_check(args.config, os.environ, sys.stderr)
+    if args.command in _CALLS:
+        from rypsok.callcmd import run_call
+
+        tool, options = _CALLS[args.command]
+        arguments = {
+            name: getattr(args, dest) for dest, name in options if getattr(args, dest) is not None
+        }
+        return run_call(tool, arguments, args.config, os.environ, args.json, sys.stdout, sys.stderr)
     if args.command == "serve":
         from rypsok.core.net.tls import TrustStoreBuild
 
@@ -66,7 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_serve(args.config, args.transport, os.environ, trust)
     _parser().print_usage(sys.stderr)
-    sys.stderr.write("rypsok: error: a command is required: serve or check\n")
+    sys.stderr.write(
+        "rypsok: error: a command is required: serve, check, search, fetch or status\n"
+    )
     return EXIT_USAGE
 
 
