@@ -510,7 +510,8 @@ def test_req_arch_007_the_embedding_example_runs(tmp_path: Path) -> None:
 
 def test_readme_keeps_the_quick_start_and_points_at_the_docs() -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "bash tools/setup && .venv/bin/rypsok serve" in text
+    assert "python3 -m venv .venv && .venv/bin/pip install -q . && .venv/bin/rypsok serve" in text
+    assert "bash tools/setup" in text
     assert "bash tools/test" in text and "pytest" in text
     assert "sha256sum --check --ignore-missing SHA256SUMS" in text
     assert "(docs/README.md)" in text

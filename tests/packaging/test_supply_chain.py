@@ -1,5 +1,5 @@
 """The supply chain (REQ-SEC-020, REQ-TEST-012; THR-22): the hashed lock is the
-runtime closure, pyproject.toml pins what the lock pins, the pyz ships exactly
+runtime closure and lies inside pyproject.toml's ranges, the pyz ships exactly
 the locked versions, and tools/test runs the vulnerability audit
 (tools/audit.py) and the license check (tools/licenses.py).
 
@@ -91,18 +91,18 @@ def _runtime_requirements() -> list[Requirement]:
 def pin_mismatches(
     requirements: Iterable[Requirement], lock: Mapping[str, str], env: Mapping[str, str]
 ) -> list[str]:
-    """Every runtime requirement must be an exact pin, and the lock must pin it alike."""
+    """Every runtime requirement is a range with an upper bound (a new major is a
+    reviewed change), and the lock's pin lies inside it."""
     found = []
     for req in requirements:
         name = canonicalize_name(req.name)
         applies = req.marker is None or req.marker.evaluate(dict(env))
-        specs = list(req.specifier)
-        if len(specs) != 1 or specs[0].operator != "==":
-            found.append(f"{name}: not pinned exactly in pyproject.toml ({req.specifier})")
-        elif applies and lock.get(name) != specs[0].version:
+        if not any(s.operator in ("<", "<=", "==", "~=") for s in req.specifier):
+            found.append(f"{name}: no upper bound in pyproject.toml ({req.specifier})")
+        elif applies and not req.specifier.contains(lock.get(name, "0.dev0"), prereleases=True):
             found.append(
-                f"{name}: pyproject.toml pins {specs[0].version}, "
-                f"the lock {lock.get(name, 'nothing')}"
+                f"{name}: pyproject.toml asks {req.specifier}, the lock pins "
+                f"{lock.get(name, 'nothing')}"
             )
         elif not applies and name in lock:
             found.append(f"{name}: its marker excludes the lock's Python, yet the lock pins it")
@@ -137,23 +137,27 @@ def closure(roots: Iterable[Requirement], env: Mapping[str, str]) -> dict[str, s
 # -- the lock and pyproject.toml -------------------------------------------------------------
 
 
-def test_req_sec_020_runtime_requirements_are_pinned_alike_in_pyproject_and_lock() -> None:
+def test_req_sec_020_the_lock_pins_inside_pyprojects_ranges() -> None:
     text = LOCK.read_text(encoding="utf-8")
     requirements = _runtime_requirements()
     assert {canonicalize_name(r.name) for r in requirements} >= {"mcp", "h11", "html5lib"}
     assert pin_mismatches(requirements, _pins(text), _target_env(text)) == []
+    # The protocol layer reaches into the SDK's internals: the 2.3 series only.
+    [mcp] = [r for r in requirements if canonicalize_name(r.name) == "mcp"]
+    assert mcp.specifier.contains("2.3.9") and not mcp.specifier.contains("2.4.0")
 
 
-def test_req_sec_020_a_pin_that_differs_from_the_lock_is_caught() -> None:
+def test_req_sec_020_a_pin_outside_the_range_is_caught() -> None:
     text = LOCK.read_text(encoding="utf-8")
     env = _target_env(text)
     lock = _pins(text)
     requirements = _runtime_requirements()
+    [h11] = [r for r in requirements if canonicalize_name(r.name) == "h11"]
     assert pin_mismatches(requirements, {**lock, "h11": "0.1.0"}, env) == [
-        f"h11: pyproject.toml pins {lock['h11']}, the lock 0.1.0"
+        f"h11: pyproject.toml asks {h11.specifier}, the lock pins 0.1.0"
     ]
     loose = [*requirements, Requirement("idna>=3")]
-    assert pin_mismatches(loose, lock, env) == ["idna: not pinned exactly in pyproject.toml (>=3)"]
+    assert pin_mismatches(loose, lock, env) == ["idna: no upper bound in pyproject.toml (>=3)"]
     # tomli applies below 3.11 only: a lock for 3.11 must not carry it.
     assert pin_mismatches(requirements, {**lock, "tomli": "2.5.0"}, env) == [
         "tomli: its marker excludes the lock's Python, yet the lock pins it"
