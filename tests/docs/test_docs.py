@@ -6,7 +6,9 @@
 - every block a page marks as showing a file is that file, and every example file is shown;
 - every example call matches the input schema the program serves with its configuration
   (and every call shown as refused does not);
-- every host entry is JSON of the shape MCP hosts read, with arguments rypsok accepts;
+- every host entry is of the shape its host reads (an `mcpServers` file, VS Code's
+  `servers` and `inputs`, a `claude mcp add` or MCP Inspector command line), with arguments
+  rypsok accepts and, where it sets keys, keys the defaults read;
 - the configuration page names exactly the keys the validator accepts, with the defaults
   and ranges of the code;
 - the pages' relative links and #anchors resolve.
@@ -21,6 +23,7 @@ import importlib.machinery
 import importlib.util
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -161,12 +164,18 @@ def _fences(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+# The command lines of the host guides: each must come from a file of examples/hosts/.
+_HOST_COMMANDS = ("claude mcp add", "npx @modelcontextprotocol/inspector")
+
+
 def _shows_an_example(language: str, body: str) -> bool:
     """A block that shows what a reader would save or compare: it must be a marked file."""
+    if any(line.startswith(_HOST_COMMANDS) for line in body.splitlines()):
+        return True
     if language == "toml":
         return "config_version" in body
     if language == "json":
-        return '"jsonrpc"' in body or '"mcpServers"' in body
+        return '"jsonrpc"' in body or '"mcpServers"' in body or '"servers"' in body
     if language == "text":
         return body.startswith(("rypsok: ", "HTTP/1.1 "))
     return False
@@ -272,6 +281,13 @@ def test_req_doc_002_tutorial_4_shows_the_headers_the_recording_sends() -> None:
 
 # -- host entries --------------------------------------------------------------------------------
 
+HOSTS = EXAMPLES / "hosts"
+# Each format of examples/hosts/ has its own check, chosen by the file's name.
+VSCODE_ENTRIES = sorted(HOSTS.glob("vscode*.json"))
+MCP_SERVERS_ENTRIES = sorted(p for p in HOSTS.glob("*.json") if p not in VSCODE_ENTRIES)
+CLAUDE_CODE_COMMANDS = sorted(HOSTS.glob("claude-code*.sh"))
+INSPECTOR_COMMANDS = sorted(HOSTS.glob("inspector*.sh"))
+
 
 def _cli_accepts(args: list[str]) -> None:
     from rypsok.cli import _parser
@@ -284,8 +300,56 @@ def _cli_accepts(args: list[str]) -> None:
     assert parsed.config is None or parsed.config.startswith("/"), "a host needs absolute paths"
 
 
-@pytest.mark.parametrize("entry", sorted((EXAMPLES / "hosts").glob("*.json")), ids=lambda p: p.name)
+def _active_defaults(env: dict[str, str]) -> set[str]:
+    return {engine.id for engine in load(None, env).engines if engine.active}
+
+
+def _check_keys(env: dict[str, str], args: list[str]) -> None:
+    """An entry that sets keys is the configuration-free one: each key it sets must turn on
+    an engine of the defaults (a misspelt name would leave rypsok without it, silently)."""
+    assert "--config" not in args, "an entry with keys in its env is the configuration-free one"
+    assert env, "an empty env block"
+    without = _active_defaults({})
+    for name, value in env.items():
+        assert isinstance(value, str) and value, f"{name} has no value"
+        with_key = _active_defaults({name: "k" * 32})
+        assert with_key > without, f"{name} turns on no engine of the defaults"
+
+
+def _check_launch(command: str, args: list[str], env: dict[str, str]) -> None:
+    """The command and arguments a host starts rypsok with: installed, or the pyz."""
+    assert isinstance(command, str) and all(isinstance(a, str) for a in args)
+    if command == "rypsok":
+        _cli_accepts(args)
+    else:
+        assert command == "python3", f"{command}: neither rypsok nor the pyz"
+        assert args[0].startswith("/") and args[0].endswith(".pyz")
+        _cli_accepts(args[1:])
+    if env:
+        _check_keys(env, args)
+
+
+def test_req_doc_002_every_host_file_has_a_check_of_its_format() -> None:
+    checked = [
+        *MCP_SERVERS_ENTRIES,
+        *VSCODE_ENTRIES,
+        *CLAUDE_CODE_COMMANDS,
+        *INSPECTOR_COMMANDS,
+    ]
+    assert sorted(checked) == sorted(HOSTS.iterdir()), "a host file no format check reads"
+    assert len(set(checked)) == len(checked)
+
+
+@pytest.mark.parametrize("prefix", ["stdio", "vscode", "claude-code", "inspector"])
+def test_req_doc_002_each_host_has_the_installed_the_pyz_and_the_keyed_form(prefix: str) -> None:
+    names = {p.name.split(".")[0] for p in HOSTS.iterdir()}
+    for form in ("", "-pyz", "-env"):
+        assert f"{prefix}{form}" in names, f"no {prefix}{form} entry"
+
+
+@pytest.mark.parametrize("entry", MCP_SERVERS_ENTRIES, ids=lambda p: p.name)
 def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
+    # Claude Desktop's claude_desktop_config.json and Cursor's mcp.json.
     document = json.loads(entry.read_text(encoding="utf-8"))
     assert list(document) == ["mcpServers"]
     [(name, server)] = document["mcpServers"].items()
@@ -293,18 +357,14 @@ def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
     if "command" in server:
         assert set(server) <= {"command", "args", "env"}
         command, args = server["command"], server["args"]
-        assert isinstance(command, str) and all(isinstance(a, str) for a in args)
-        if command == "rypsok":
-            _cli_accepts(args)
-        elif command == "python3":
-            assert args[0].startswith("/") and args[0].endswith(".pyz")
-            _cli_accepts(args[1:])
-        else:
+        if command == "socat":
             # The socket unit's local mode: socat to the socket the unit listens on.
-            assert command == "socat" and args[0] == "STDIO"
+            assert args[0] == "STDIO" and "env" not in server
             unit = (REPO / "deploy" / "rypsok-stdio.socket").read_text(encoding="utf-8")
             socket_path = args[1].removeprefix("UNIX-CONNECT:")
             assert f"ListenStream={socket_path}\n" in unit
+        else:
+            _check_launch(command, args, server.get("env", {}))
     else:
         assert set(server) == {"url", "headers"}
         assert server["url"].startswith("https://") and server["url"].endswith("/mcp")
@@ -315,6 +375,106 @@ def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
         # The token variable is the one a caller of Tutorial 4's file reads.
         tutorial = (EXAMPLES / "tutorial-4.toml").read_text(encoding="utf-8")
         assert f'token_env = "{variable[1]}"' in tutorial
+
+
+@pytest.mark.parametrize("entry", VSCODE_ENTRIES, ids=lambda p: p.name)
+def test_req_doc_002_vscode_entry_is_what_vscode_mcp_json_holds(entry: Path) -> None:
+    # .vscode/mcp.json: "servers" (each with its "type"), and "inputs" VS Code prompts for.
+    document = json.loads(entry.read_text(encoding="utf-8"))
+    assert "servers" in document and set(document) <= {"inputs", "servers"}
+    [(name, server)] = document["servers"].items()
+    assert name == "rypsok"
+    assert server["type"] == "stdio"
+    assert set(server) <= {"type", "command", "args", "env"}
+    inputs = {}
+    for prompt in document.get("inputs", []):
+        assert set(prompt) == {"type", "id", "description", "password"}, prompt
+        assert prompt["type"] == "promptString" and prompt["password"] is True
+        assert isinstance(prompt["description"], str) and prompt["description"]
+        inputs[prompt["id"]] = prompt
+    env = server.get("env", {})
+    used = set()
+    for key, value in env.items():
+        reference = re.fullmatch(r"\$\{input:([A-Za-z0-9_-]+)\}", value)
+        assert reference, f"{key}: a key is asked for, not written in the file"
+        assert reference[1] in inputs, f"{key}: no input {reference[1]}"
+        used.add(reference[1])
+    assert used == set(inputs), "an input no server uses"
+    _check_launch(server["command"], server["args"], env)
+
+
+def _command_line(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("\n") and text.count("\n") == 1, f"{path.name}: one command line"
+    return shlex.split(text)
+
+
+def _env_option(value: str) -> tuple[str, str]:
+    name, equals, setting = value.partition("=")
+    assert equals and setting and re.fullmatch(r"[A-Z_][A-Z0-9_]*", name), value
+    return name, setting
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE_COMMANDS, ids=lambda p: p.name)
+def test_req_doc_002_claude_code_command_is_the_documented_claude_mcp_add(entry: Path) -> None:
+    # claude mcp add [options] <name> -- <command> [args...]: the options before the name.
+    words = _command_line(entry)
+    assert words[:3] == ["claude", "mcp", "add"]
+    rest, env = words[3:], {}
+    while rest[0].startswith("-"):
+        option, value = rest[0], rest[1]
+        if option == "--transport":
+            assert value == "stdio"
+        elif option in ("-e", "--env"):
+            name, setting = _env_option(value)
+            env[name] = setting
+        elif option in ("-s", "--scope"):
+            assert value in ("local", "project", "user")
+        else:
+            raise AssertionError(f"{option}: not an option of claude mcp add for a command")
+        rest = rest[2:]
+    assert rest[0] == "rypsok", "the name, after the options"
+    assert rest[1] == "--", "the command that starts rypsok follows --"
+    command, *args = rest[2:]
+    _check_launch(command, args, env)
+
+
+@pytest.mark.parametrize("entry", INSPECTOR_COMMANDS, ids=lambda p: p.name)
+def test_req_doc_002_inspector_command_starts_rypsok(entry: Path) -> None:
+    # npx @modelcontextprotocol/inspector [-e KEY=VALUE ...] [--] <command> [args...]
+    words = _command_line(entry)
+    assert words[:2] == ["npx", "@modelcontextprotocol/inspector"]
+    rest, env = words[2:], {}
+    while rest[0] == "-e":
+        name, setting = _env_option(rest[1])
+        env[name] = setting
+        rest = rest[2:]
+    if rest[0] == "--":
+        rest = rest[1:]
+    else:
+        # The Inspector has a --config of its own: without --, it would take rypsok's.
+        assert "--config" not in rest, "put -- before a command that has --config"
+    command, *args = rest
+    _check_launch(command, args, env)
+
+
+def test_req_doc_002_the_host_checks_refuse_a_wrong_entry(tmp_path: Path) -> None:
+    # The name after the command, a misspelt key, an unknown rypsok option: each is refused.
+    wrong = {
+        "claude-code-late-name.sh": "claude mcp add -- rypsok serve\n",
+        "claude-code-misspelt.sh": "claude mcp add -e BRAVE_KEY=x rypsok -- rypsok serve\n",
+        "inspector-option.sh": "npx @modelcontextprotocol/inspector rypsok serve --port 1\n",
+    }
+    for name, text in wrong.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        check = (
+            test_req_doc_002_claude_code_command_is_the_documented_claude_mcp_add
+            if name.startswith("claude-code")
+            else test_req_doc_002_inspector_command_starts_rypsok
+        )
+        with pytest.raises(AssertionError):
+            check(path)
 
 
 # -- the configuration page -------------------------------------------------------------------------

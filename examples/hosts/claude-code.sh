@@ -1,0 +1,1 @@
+claude mcp add rypsok -- rypsok serve --config /etc/rypsok/rypsok.toml

@@ -1,0 +1,1 @@
+npx @modelcontextprotocol/inspector -e BRAVE_API_KEY="$BRAVE_API_KEY" -- rypsok serve

@@ -1,0 +1,1 @@
+npx @modelcontextprotocol/inspector python3 /opt/rypsok/rypsok.pyz serve
