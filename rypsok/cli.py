@@ -1,4 +1,4 @@
-"""The command line: serve, check, search, fetch, status, --version.
+"""The command line: serve, check, search, fetch, status, probe, --version.
 
 Exit 0 success, 1 configuration, 2 usage, 3 a tool error (search, fetch,
 status). serve and check write nothing to standard output (serve's stdout
@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     fetch.add_argument("--max-chars", type=int, metavar="N")
     fetch.add_argument("--start", type=int, metavar="N", help="the start_char to read from")
     status = commands.add_parser("status", help="one engine_status call")
+    probe = commands.add_parser(
+        "probe", help="ask the configured HTTP listener server/discover: exit 0 answering, 1 not"
+    )
+    _config_option(probe)
     for command in (search, fetch, status):
         _config_option(command)
         command.add_argument("--json", action="store_true", help="print the tool's JSON")
@@ -102,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             name: getattr(args, dest) for dest, name in options if getattr(args, dest) is not None
         }
         return run_call(tool, arguments, args.config, os.environ, args.json, sys.stdout, sys.stderr)
+    if args.command == "probe":
+        from rypsok.probecmd import run_probe
+
+        return run_probe(args.config, os.environ, sys.stderr)
     if args.command == "serve":
         from rypsok.core.net.tls import TrustStoreBuild
 
@@ -112,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_serve(args.config, args.transport, os.environ, trust)
     _parser().print_usage(sys.stderr)
     sys.stderr.write(
-        "rypsok: error: a command is required: serve, check, search, fetch or status\n"
+        "rypsok: error: a command is required: serve, check, search, fetch, status or probe\n"
     )
     return EXIT_USAGE
 

@@ -188,6 +188,8 @@ LAYERS: dict[str, int] = {
     "rypsok.cli": 8,
     "rypsok.checkcmd": 8,
     "rypsok.servecmd": 8,
+    "rypsok.callcmd": 8,
+    "rypsok.probecmd": 8,
     "rypsok.__main__": 8,
 }
 

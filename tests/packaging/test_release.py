@@ -332,17 +332,60 @@ def _stages() -> list[list[tuple[str, str]]]:
 
 def test_req_dep_005_image_bases_are_pinned_by_digest() -> None:
     stages = _stages()
-    assert len(stages) == 2
+    assert len(stages) == 3
     for stage in stages:
         image = stage[0][1].split()
         image = [w for w in image if not w.startswith("--") and w != "AS"]
         assert DIGEST.search(image[0]), stage[0]
-    assert stages[1][0][1].startswith("gcr.io/distroless/python3-debian12:nonroot@sha256:")
-    assert stages[0][0][1].split()[-1] == "unpack"
+    assert stages[2][0][1].startswith("gcr.io/distroless/python3-debian12:nonroot@sha256:")
+    assert [stage[0][1].split()[-1] for stage in stages[:2]] == ["build", "unpack"]
+
+
+def test_issue_18_the_image_builds_from_a_clean_clone() -> None:
+    """The first stage builds the target's release file from the hashed locks; nothing
+    of dist/ is needed, and the build context holds only what the stage copies."""
+    build, unpack, _ = _stages()
+    copies = [args for i, args in build if i == "COPY"]
+    assert copies == [
+        "pyproject.toml README.md build_zipapp.py requirements.lock requirements-test.lock ./",
+        "rypsok/ rypsok/",
+    ]
+    run = " ".join(args for i, args in build if i == "RUN")
+    assert "pip install -q --disable-pip-version-check --require-hashes -r requirements.lock" in run
+    assert "--require-hashes -r requirements-test.lock" in run
+    built = re.search(r"build_zipapp\.py --platform \"\$arch\" --python (\S+) --out (\S+)", run)
+    assert built and built[1] == "3.11" and built[2] == "/release"
+    assert ("COPY", "--from=build /release/ /release/") in unpack
+    assert not any("dist/" in args for i, args in build + unpack if i == "COPY")
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
+    sent = {
+        "pyproject.toml",
+        "README.md",
+        "build_zipapp.py",
+        "requirements.lock",
+        "requirements-test.lock",
+        "rypsok/",
+        "deploy/rypsok-container.toml",
+    }
+    assert "*" in ignore and {w[1:] for w in ignore if w.startswith("!")} == sent
+
+
+def test_issue_18_the_image_checks_its_health_with_probe() -> None:
+    *_, final = _stages()
+    [check] = [args for i, args in final if i == "HEALTHCHECK"]
+    assert check.endswith(f'CMD ["/usr/bin/python3", "{PYZ_PATH}", "probe"]')
+    assert "probe" in rypsok_cli_commands()
+
+
+def rypsok_cli_commands() -> set[str]:
+    from rypsok.cli import _parser
+
+    actions = [a for a in _parser()._actions if a.dest == "command"]
+    return set(actions[0].choices or ())
 
 
 def test_req_dep_004_image_runs_as_non_root_from_a_read_only_shiv_root() -> None:
-    unpack, final = _stages()
+    _, unpack, final = _stages()
     # The runtime image has no shell: nothing may RUN there.
     assert [i for i, _ in final].count("RUN") == 0
     users = [args for i, args in final if i == "USER"]
@@ -365,7 +408,7 @@ def test_req_dep_004_image_runs_as_non_root_from_a_read_only_shiv_root() -> None
 
 def test_req_dep_005_image_takes_the_cp311_release_file_of_its_cpu() -> None:
     """The Dockerfile's pattern picks exactly the file build_zipapp.py names."""
-    run = " ".join(args for i, args in _stages()[0] if i == "RUN")
+    run = " ".join(args for i, args in _stages()[1] if i == "RUN")
     found = re.search(r"cp (/release/\S+) " + re.escape(PYZ_PATH), run)
     assert found, run
     pattern = found.group(1).replace('"$arch"', "{arch}").removeprefix("/release/")
@@ -373,8 +416,6 @@ def test_req_dep_005_image_takes_the_cp311_release_file_of_its_cpu() -> None:
         names = [bz.artifact_name(rypsok.__version__, t) for t in bz.release_targets()]
         wanted = bz.artifact_name(rypsok.__version__, bz.Target("3.11", arch))
         assert fnmatch.filter(names, pattern.format(arch=arch)) == [wanted]
-    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
-    assert {"*", "!dist/release/", "!deploy/rypsok-container.toml"} <= set(ignore)
 
 
 # ---------------------------------------------------------------------------

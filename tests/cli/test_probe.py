@@ -1,0 +1,64 @@
+"""rypsok probe: the container's health check (issue 18, item 5).
+
+A real listener in a child process, on a port chosen here so that the probe,
+reading the same file, knows it. The probe answers 0 only when that listener
+answers server/discover to a caller it admits.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from tests.conftest import cli
+from tests.protocol.http.test_http_harness import TOKEN_A, caller_env, child, config_text
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _config(tmp_path: Path, port: int, callers: bool) -> str:
+    text = config_text(callers=callers).replace(
+        'bind = "127.0.0.1:0"', f'bind = "127.0.0.1:{port}"'
+    )
+    return text
+
+
+def test_issue_18_probe_is_0_while_the_listener_answers_and_1_after(tmp_path: Path) -> None:
+    port = _free_port()
+    text = _config(tmp_path, port, callers=True)
+    path = tmp_path / "probe.toml"
+    path.write_text(text, encoding="utf-8")
+    with child(tmp_path, text) as served:
+        assert served.port == port
+        run = cli("probe", "--config", str(path), env=caller_env())
+        assert run.code == 0 and run.out == "", run.err
+        # Another caller's token from the same file: still a caller the gate admits.
+        wrong = caller_env()
+        wrong["RYPSOK_TOKEN_MIMLYS"] = "z" * 51
+        refused = cli("probe", "--config", str(path), env=wrong)
+        assert refused.code == 1 and "HTTP 401" in refused.err
+        assert "z" * 51 not in refused.err and TOKEN_A not in run.err
+        served.stop()
+    gone = cli("probe", "--config", str(path), env=caller_env())
+    assert gone.code == 1 and "no answer from 127.0.0.1:" in gone.err
+
+
+def test_issue_18_probe_on_loopback_without_callers(tmp_path: Path) -> None:
+    port = _free_port()
+    text = _config(tmp_path, port, callers=False)
+    path = tmp_path / "probe.toml"
+    path.write_text(text, encoding="utf-8")
+    with child(tmp_path, text) as served:
+        assert cli("probe", "--config", str(path)).code == 0
+        served.stop()
+
+
+def test_issue_18_probe_with_a_bad_configuration_is_1(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("config_version = 2\n", encoding="utf-8")
+    run = cli("probe", "--config", str(path))
+    assert run.code == 1 and run.out == "" and "does not load" in run.err
