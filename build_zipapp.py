@@ -7,9 +7,13 @@ Run it with the dev interpreter (`.venv/bin/python build_zipapp.py`, after
                                   and CPython, and dist/SHA256SUMS
   build_zipapp.py --platform      the release files, one per target, in
                                   dist/release/: rypsok-X.Y.Z-<python>-<platform>.pyz
-                                  for CPython 3.11 and 3.12 on Linux x86_64
-                                  and aarch64, and SHA256SUMS over all of them
+                                  for CPython 3.11 to 3.14 on Linux (glibc
+                                  and musl; x86_64, aarch64), macOS arm64 and
+                                  Windows x86_64, and SHA256SUMS over all of them
+  build_zipapp.py --platform --list   the files --platform would write
   build_zipapp.py --platform aarch64 --python 3.12   a subset of the targets
+                                  (a bare CPU is Linux with glibc; else
+                                  linux-, musllinux-, macos-, windows-<cpu>)
 
 What a build does:
 
@@ -31,8 +35,9 @@ What a build does:
 
 The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography,
 charset-normalizer), so it runs only on the platform and CPython minor version
-it was built for. The target files need glibc 2.28 or later (the manylinux
-floor below); they do not run on musl systems such as Alpine.
+it was built for; a file says so in one line when run elsewhere (it carries
+rypsok/built-for.txt, read by rypsok/builtfor.py). The Linux glibc files need
+glibc 2.28 or later (the manylinux floor below), the musl files musl 1.2.
 Standard library only: pip and shiv run as `sys.executable -m ...`.
 """
 
@@ -66,9 +71,18 @@ PROJECT_FILES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-MIT", "LICEN
 # Files pip writes that name this machine or this moment, not the package.
 VOLATILE_DIST_INFO = ("INSTALLER", "REQUESTED", "direct_url.json")
 
-# The release targets (REQ-RUST-002 read as "the platforms of this build").
-ARCHES = ("x86_64", "aarch64")
-PYTHONS = ("3.11", "3.12")
+# The release targets (REQ-RUST-002 read as "the platforms of this build"): each
+# system with its CPUs, and the CPython minor versions.
+SYSTEMS = {
+    "linux": ("x86_64", "aarch64"),  # glibc: manylinux
+    "musllinux": ("x86_64", "aarch64"),  # musl: Alpine and the like
+    # Not Intel macs: the locked cryptography (50) ships no macOS x86_64 wheel.
+    "macos": ("arm64",),
+    "windows": ("x86_64",),
+}
+# The Linux glibc CPUs keep their bare names on the command line ("x86_64").
+ARCHES = SYSTEMS["linux"]
+PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 # The oldest glibc the target files support: 2.28 (Debian 10, RHEL 8, Ubuntu
 # 20.04 have it or newer). Every compiled wheel of the lock exists at or
 # below it; cryptography also has 2_34 wheels, which a newer floor would pick.
@@ -77,9 +91,19 @@ GLIBC_FLOOR_MINOR = 28
 # x86_64 wheels may go back to manylinux1 (glibc 2.5).
 OLDEST_MINOR = {"x86_64": 5, "aarch64": 17}
 LEGACY_ALIASES = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
-# ELF e_machine values: a compiled module for another CPU fails the build.
+# musl 1.2 (Alpine 3.13 and later); the locked wheels use 1_1 and 1_2.
+MUSL_TAGS = ("musllinux_1_2", "musllinux_1_1")
+# macOS: the oldest release the file supports per CPU (the newest floor among
+# the locked wheels), and the older tags a wheel may carry below it.
+MACOS_FLOOR = {"arm64": (11, 0)}
+MACOS_OLDEST = (10, 9)
+# The CPU field of a compiled module's header: ELF e_machine, Mach-O cputype,
+# PE machine. A module for another CPU or system fails the build.
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
+MACHO_CPU = {"arm64": 0x0100000C}
+PE_MACHINE = {"x86_64": 0x8664}
 DEFAULT_RELEASE_DIR = "dist/release"
+BUILT_FOR = "built-for.txt"  # in the pyz's rypsok package: "3.11 linux x86_64"
 
 
 class BuildError(Exception):
@@ -88,31 +112,54 @@ class BuildError(Exception):
 
 @dataclass(frozen=True, order=True)
 class Target:
-    """One release file: a CPython minor version on one Linux CPU."""
+    """One release file: a CPython minor version on one system and CPU."""
 
     python: str  # "3.11"
-    arch: str  # "x86_64" or "aarch64"
+    arch: str  # "x86_64", "aarch64" or "arm64"
+    system: str = "linux"  # a key of SYSTEMS
 
     @property
     def python_tag(self) -> str:
         return "cp" + self.python.replace(".", "")
 
     @property
+    def label(self) -> str:
+        """The name --platform takes: linux-x86_64, macos-arm64, ..."""
+        return f"{self.system}-{self.arch}"
+
+    @property
     def platform_tag(self) -> str:
-        return f"manylinux_2_{GLIBC_FLOOR_MINOR}_{self.arch}"
+        if self.system == "linux":
+            return f"manylinux_2_{GLIBC_FLOOR_MINOR}_{self.arch}"
+        if self.system == "musllinux":
+            return f"{MUSL_TAGS[0]}_{self.arch}"
+        if self.system == "macos":
+            major, minor = MACOS_FLOOR[self.arch]
+            return f"macosx_{major}_{minor}_{self.arch}"
+        return "win_amd64"
 
     def pip_platforms(self) -> list[str]:
         """Every platform tag the target accepts, newest first.
 
-        pip (23.x) takes --platform literally: manylinux_2_28 does not imply
-        the older manylinux_2_17 of most wheels, so all of them are listed,
-        with the legacy aliases (manylinux2014 is manylinux_2_17).
+        pip takes --platform literally: manylinux_2_28 does not imply the older
+        manylinux_2_17 of most wheels, so all of them are listed, with the
+        legacy aliases (manylinux2014 is manylinux_2_17); likewise for musl and
+        macOS. Nothing newer than the target's floor is listed.
         """
         tags: list[str] = []
-        for minor in range(GLIBC_FLOOR_MINOR, OLDEST_MINOR[self.arch] - 1, -1):
-            tags.append(f"manylinux_2_{minor}_{self.arch}")
-            if minor in LEGACY_ALIASES:
-                tags.append(f"{LEGACY_ALIASES[minor]}_{self.arch}")
+        if self.system == "linux":
+            for minor in range(GLIBC_FLOOR_MINOR, OLDEST_MINOR[self.arch] - 1, -1):
+                tags.append(f"manylinux_2_{minor}_{self.arch}")
+                if minor in LEGACY_ALIASES:
+                    tags.append(f"{LEGACY_ALIASES[minor]}_{self.arch}")
+        elif self.system == "musllinux":
+            tags = [f"{tag}_{self.arch}" for tag in MUSL_TAGS]
+        elif self.system == "macos":
+            for major, minor in _macos_releases(MACOS_FLOOR[self.arch]):
+                tags.append(f"macosx_{major}_{minor}_{self.arch}")
+                tags.append(f"macosx_{major}_{minor}_universal2")
+        else:
+            tags = ["win_amd64"]
         return tags
 
     def pip_options(self) -> list[str]:
@@ -130,22 +177,43 @@ class Target:
         return options
 
 
+def _macos_releases(floor: tuple[int, int]) -> list[tuple[int, int]]:
+    """macOS releases from floor down to MACOS_OLDEST, newest first (11.0, 10.15, ...)."""
+    releases = [(major, 0) for major in range(floor[0], 10, -1)] if floor[0] > 10 else []
+    top = 16 if floor[0] > 10 else floor[1]
+    releases += [(10, minor) for minor in range(top, MACOS_OLDEST[1] - 1, -1)]
+    return releases
+
+
 def artifact_name(version: str, target: Target) -> str:
     """rypsok-X.Y.Z-<python>-<platform>.pyz, e.g. rypsok-0.1.0-cp311-manylinux_2_28_x86_64.pyz."""
     return f"rypsok-{version}-{target.python_tag}-{target.platform_tag}.pyz"
 
 
-def release_targets(arches: Sequence[str] = (), pythons: Sequence[str] = ()) -> list[Target]:
-    """The targets to build: every pair of the given CPUs and versions (all by default)."""
-    for arch in arches:
-        if arch not in ARCHES:
-            raise BuildError(f"unknown platform {arch!r}; known: {', '.join(ARCHES)}")
+def all_platforms() -> list[str]:
+    return [f"{system}-{arch}" for system, arches in SYSTEMS.items() for arch in arches]
+
+
+def _platform(name: str) -> tuple[str, str]:
+    """(system, arch) of a --platform name; a bare CPU is Linux with glibc."""
+    if name in ARCHES:
+        return "linux", name
+    system, _, arch = name.partition("-")
+    if arch not in SYSTEMS.get(system, ()):
+        raise BuildError(f"unknown platform {name!r}; known: {', '.join(all_platforms())}")
+    return system, arch
+
+
+def release_targets(platforms: Sequence[str] = (), pythons: Sequence[str] = ()) -> list[Target]:
+    """The targets to build: every pair of the given platforms and versions (all by default)."""
+    chosen = [_platform(name) for name in platforms] or [_platform(p) for p in all_platforms()]
     for python in pythons:
         if not re.fullmatch(r"3\.(1[1-9]|[2-9][0-9])", python):
             raise BuildError(f"python version {python!r} is not 3.11 or later as 3.N")
-    return sorted(
-        {Target(python, arch) for arch in (arches or ARCHES) for python in (pythons or PYTHONS)}
-    )
+    found = {
+        Target(python, arch, system) for system, arch in chosen for python in pythons or PYTHONS
+    }
+    return sorted(found, key=lambda t: (t.python, t.system, t.arch))
 
 
 def project_version() -> str:
@@ -166,20 +234,72 @@ def elf_machine(path: Path) -> int | None:
     return int.from_bytes(header[18:20], "little")
 
 
+def macho_cpus(path: Path) -> set[int]:
+    """The CPU types of a Mach-O file (each slice of a universal one), else empty."""
+    with path.open("rb") as f:
+        head = f.read(8 + 20 * 8)
+    if head[:4] == b"\xcf\xfa\xed\xfe":  # 64-bit, little-endian
+        return {int.from_bytes(head[4:8], "little")}
+    if head[:4] == b"\xca\xfe\xba\xbe":  # universal: big-endian table of slices
+        count = int.from_bytes(head[4:8], "big")
+        return {int.from_bytes(head[8 + 20 * i : 12 + 20 * i], "big") for i in range(min(count, 8))}
+    return set()
+
+
+def pe_machine(path: Path) -> int | None:
+    """The Machine field of a PE file (a Windows .pyd or .dll), else None."""
+    with path.open("rb") as f:
+        dos = f.read(64)
+        if len(dos) < 64 or dos[:2] != b"MZ":
+            return None
+        f.seek(int.from_bytes(dos[60:64], "little"))
+        header = f.read(6)
+    if len(header) < 6 or header[:4] != b"PE\0\0":
+        return None
+    return int.from_bytes(header[4:6], "little")
+
+
+def _fits(path: Path, target: Target) -> bool:
+    if target.system in ("linux", "musllinux"):
+        return elf_machine(path) == ELF_MACHINE[target.arch]
+    if target.system == "macos":
+        return MACHO_CPU[target.arch] in macho_cpus(path)
+    return pe_machine(path) == PE_MACHINE[target.arch]
+
+
+def wheel_tags(site: Path) -> dict[str, list[str]]:
+    """distribution -> the platform tags its WHEEL file gives, for compiled ones."""
+    found: dict[str, list[str]] = {}
+    for wheel in sorted(site.glob("*.dist-info/WHEEL")):
+        tags = [
+            line.split(":", 1)[1].strip()
+            for line in wheel.read_text(encoding="utf-8").splitlines()
+            if line.startswith("Tag:")
+        ]
+        platforms = sorted({t.rsplit("-", 1)[-1] for t in tags} - {"any"})
+        if platforms:
+            found[wheel.parent.name.split("-")[0]] = platforms
+    return found
+
+
 def check_machine(site: Path, target: Target) -> int:
-    """Fail unless every compiled module in site is for the target's CPU.
+    """Fail unless every compiled module in site is for the target's system and CPU,
+    and every compiled wheel carries one of the target's platform tags.
 
     This is what would catch the build machine's own wheels slipping into
     another platform's file. Returns how many modules were checked.
     """
-    modules = sorted(site.rglob("*.so"))
-    wrong = [
-        str(p.relative_to(site)) for p in modules if elf_machine(p) != ELF_MACHINE[target.arch]
-    ]
+    suffixes = ("*.pyd",) if target.system == "windows" else ("*.so",)
+    modules = sorted(p for suffix in suffixes for p in site.rglob(suffix))
+    wrong = [str(p.relative_to(site)) for p in modules if not _fits(p, target)]
     if wrong:
-        raise BuildError(f"compiled modules not for {target.arch}: {', '.join(wrong)}")
+        raise BuildError(f"compiled modules not for {target.label}: {', '.join(wrong)}")
     if not modules:
-        raise BuildError(f"no compiled module found for {target.arch}; the lock expects some")
+        raise BuildError(f"no compiled module found for {target.label}; the lock expects some")
+    accepted = set(target.pip_platforms())
+    for name, platforms in wheel_tags(site).items():
+        if accepted.isdisjoint(platforms):
+            raise BuildError(f"{name}'s wheel is for {', '.join(platforms)}, not {target.label}")
     return len(modules)
 
 
@@ -404,6 +524,11 @@ def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
         scrub(site)
         if target is not None:
             check_machine(site, target)
+            # What the file is for, read by rypsok.cli before anything compiled is
+            # imported: a file run elsewhere says so in one line (rypsok/platform.py).
+            (site / "rypsok" / BUILT_FOR).write_text(
+                f"{target.python} {target.system} {target.arch}\n", encoding="ascii"
+            )
         compiled = precompile(site, target, env)
         staged = work / dest.name
         pack(site, staged, env)
@@ -445,9 +570,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--platform",
         nargs="*",
-        metavar="ARCH",
-        help=f"build the release files for these Linux CPUs ({', '.join(ARCHES)}; "
-        "all when none is named) instead of dist/rypsok.pyz for this machine",
+        metavar="NAME",
+        help="build the release files for these platforms "
+        f"({', '.join(all_platforms())}; a bare x86_64 or aarch64 is linux-; all when "
+        "none is named) instead of dist/rypsok.pyz for this machine",
     )
     parser.add_argument(
         "--python",
@@ -455,15 +581,25 @@ def main(argv: list[str] | None = None) -> int:
         metavar="X.Y",
         help=f"with --platform: the CPython versions (default: {' '.join(PYTHONS)})",
     )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="with --platform: print the file each target would be, and build nothing",
+    )
     args = parser.parse_args(argv)
-    if args.python and args.platform is None:
-        parser.error("--python needs --platform")
+    if (args.python or args.list) and args.platform is None:
+        parser.error("--python and --list need --platform")
     try:
         if args.platform is None:
             pyz = build((args.out or ROOT / "dist").resolve())
             print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
             return 0
         targets = release_targets(args.platform, args.python or ())
+        if args.list:
+            version = project_version()
+            for target in targets:
+                print(f"{target.label} {target.python} {artifact_name(version, target)}")
+            return 0
         out = (args.out or ROOT / DEFAULT_RELEASE_DIR).resolve()
         for pyz in build_platforms(out, targets):
             print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)

@@ -89,6 +89,12 @@ _CALLS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rypsok.builtfor import mismatch
+
+    wrong = mismatch()
+    if wrong is not None:
+        sys.stderr.write(wrong + "\n")
+        return EXIT_CONFIG
     args = _parser().parse_args(argv)
     if args.version:
         sys.stdout.write(f"rypsok {__version__}\n")

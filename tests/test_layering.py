@@ -190,6 +190,7 @@ LAYERS: dict[str, int] = {
     "rypsok.servecmd": 8,
     "rypsok.callcmd": 8,
     "rypsok.probecmd": 8,
+    "rypsok.builtfor": 0,  # reads one file beside it; imports nothing of rypsok
     "rypsok.__main__": 8,
 }
 

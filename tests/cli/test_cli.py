@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,24 @@ def test_req_ops_001_check_and_serve_http_still_refuse_the_unset_caller_token(
     assert [e["message"] for e in events if e["event"] == "config_invalid"] == [
         x.removeprefix("rypsok: error: ") for x in checked.lines[1:]
     ]
+
+
+def test_issue_18_a_pyz_for_another_machine_says_so_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rypsok import builtfor
+    from rypsok.cli import main
+
+    marker = tmp_path / "built-for.txt"
+    monkeypatch.setattr(builtfor, "BUILT_FOR", marker)
+    python, system, cpu = builtfor.this_machine()
+    marker.write_text(f"{python} {system} {cpu}\n", encoding="ascii")
+    assert main(["--version"]) == 0  # built for this machine: runs
+    capsys.readouterr()
+    marker.write_text(f"3.99 {system} {cpu}\n", encoding="ascii")
+    assert main(["--version"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"rypsok: this file is for CPython 3.99 on {system}-{cpu}, and this is")
+    marker.write_text(f"{python} windows x86_64\n", encoding="ascii")
+    assert main(["status", "--bogus"]) == 1  # refused before the arguments are read

@@ -52,24 +52,44 @@ bz = _load_build_zipapp()
 
 
 def test_req_rust_002_release_files_are_named_per_python_and_platform() -> None:
-    names = [bz.artifact_name("1.2.3", t) for t in bz.release_targets()]
-    assert names == [
+    """CPython 3.11 to 3.14 on Linux (glibc and musl, x86_64 and aarch64), macOS
+    (arm64; the locked cryptography has no Intel mac wheel) and Windows (x86_64):
+    24 files, one name each."""
+    targets = bz.release_targets()
+    names = [bz.artifact_name("1.2.3", t) for t in targets]
+    assert len(names) == len(set(names)) == 4 * 6
+    assert names[:6] == [
         "rypsok-1.2.3-cp311-manylinux_2_28_aarch64.pyz",
         "rypsok-1.2.3-cp311-manylinux_2_28_x86_64.pyz",
-        "rypsok-1.2.3-cp312-manylinux_2_28_aarch64.pyz",
-        "rypsok-1.2.3-cp312-manylinux_2_28_x86_64.pyz",
+        "rypsok-1.2.3-cp311-macosx_11_0_arm64.pyz",
+        "rypsok-1.2.3-cp311-musllinux_1_2_aarch64.pyz",
+        "rypsok-1.2.3-cp311-musllinux_1_2_x86_64.pyz",
+        "rypsok-1.2.3-cp311-win_amd64.pyz",
     ]
+    assert {t.python for t in targets} == {"3.11", "3.12", "3.13", "3.14"}
     assert bz.project_version() == rypsok.__version__
 
 
 def test_req_rust_002_a_subset_of_targets_and_refusals() -> None:
     assert bz.release_targets(["aarch64"], ["3.12"]) == [bz.Target("3.12", "aarch64")]
-    assert len(bz.release_targets(["x86_64"])) == 2
-    with pytest.raises(bz.BuildError, match="unknown platform"):
-        bz.release_targets(["riscv64"])
+    assert bz.release_targets(["linux-aarch64"], ["3.12"]) == [bz.Target("3.12", "aarch64")]
+    assert bz.release_targets(["macos-arm64"], ["3.13"]) == [bz.Target("3.13", "arm64", "macos")]
+    assert len(bz.release_targets(["x86_64"])) == 4
+    for unknown in ("riscv64", "macos-x86_64", "windows-arm64", "freebsd-x86_64"):
+        with pytest.raises(bz.BuildError, match="unknown platform"):
+            bz.release_targets([unknown])
     for bad in ("3.10", "3", "cp311", "3.11.2"):
         with pytest.raises(bz.BuildError, match=r"3\.11 or later"):
             bz.release_targets([], [bad])
+
+
+def test_issue_18_each_system_asks_pip_for_its_own_tags_and_nothing_newer() -> None:
+    musl = bz.Target("3.13", "x86_64", "musllinux").pip_platforms()
+    assert musl == ["musllinux_1_2_x86_64", "musllinux_1_1_x86_64"]
+    mac = bz.Target("3.12", "arm64", "macos").pip_platforms()
+    assert mac[:2] == ["macosx_11_0_arm64", "macosx_11_0_universal2"]
+    assert "macosx_12_0_arm64" not in mac and "macosx_10_9_universal2" in mac
+    assert bz.Target("3.11", "x86_64", "windows").pip_platforms() == ["win_amd64"]
 
 
 def test_req_rust_002_pip_is_asked_for_the_target_wheels_only() -> None:
@@ -101,8 +121,47 @@ def test_req_rust_002_a_compiled_module_for_another_cpu_fails_the_build(tmp_path
     _fake_elf(site / "pkg" / "a.cpython-311-aarch64-linux-gnu.so", 183)
     assert bz.check_machine(site, bz.Target("3.11", "aarch64")) == 1
     _fake_elf(site / "pkg" / "b.abi3.so", 62)  # an x86_64 module slipped in
-    with pytest.raises(bz.BuildError, match=r"not for aarch64: pkg/b\.abi3\.so"):
+    with pytest.raises(bz.BuildError, match=r"not for linux-aarch64: pkg/b\.abi3\.so"):
         bz.check_machine(site, bz.Target("3.11", "aarch64"))
+
+
+def _fake_macho(path: Path, cpu: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\xcf\xfa\xed\xfe" + cpu.to_bytes(4, "little") + bytes(56))
+
+
+def _fake_pe(path: Path, machine: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dos = b"MZ" + bytes(58) + (64).to_bytes(4, "little")
+    path.write_bytes(dos + b"PE\0\0" + machine.to_bytes(2, "little") + bytes(20))
+
+
+def _fake_wheel(site: Path, name: str, tag: str) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "WHEEL").write_text(f"Wheel-Version: 1.0\nTag: cp312-cp312-{tag}\n", encoding="utf-8")
+
+
+def test_issue_18_modules_and_wheels_are_checked_against_the_targets_system(tmp_path: Path) -> None:
+    mac = bz.Target("3.12", "arm64", "macos")
+    site = tmp_path / "mac"
+    _fake_macho(site / "pkg" / "a.cpython-312-darwin.so", 0x0100000C)
+    _fake_wheel(site, "pkg", "macosx_11_0_arm64")
+    assert bz.check_machine(site, mac) == 1
+    _fake_elf(site / "pkg" / "b.so", 183)  # a Linux module in a macOS file
+    with pytest.raises(bz.BuildError, match=r"not for macos-arm64: pkg/b\.so"):
+        bz.check_machine(site, mac)
+    win = bz.Target("3.12", "x86_64", "windows")
+    site = tmp_path / "win"
+    _fake_pe(site / "pkg" / "a.cp312-win_amd64.pyd", 0x8664)
+    _fake_wheel(site, "pkg", "win_amd64")
+    assert bz.check_machine(site, win) == 1
+    musl = bz.Target("3.12", "x86_64", "musllinux")
+    site = tmp_path / "musl"
+    _fake_elf(site / "pkg" / "a.so", 62)
+    _fake_wheel(site, "pkg", "manylinux_2_17_x86_64")  # the right CPU, glibc's wheel
+    with pytest.raises(bz.BuildError, match="pkg's wheel is for manylinux_2_17_x86_64"):
+        bz.check_machine(site, musl)
 
 
 def test_req_dep_005_sha256sums_lists_every_file_for_sha256sum(tmp_path: Path) -> None:
@@ -138,7 +197,7 @@ def test_build_zipapp_python_needs_platform(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit) as exc:
         bz.main(["--python", "3.12"])
     assert exc.value.code == 2
-    assert "--python needs --platform" in capsys.readouterr().err
+    assert "--python and --list need --platform" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -176,6 +235,19 @@ def test_req_rust_002_foreign_platform_pyz_carries_that_platform_wheels(tmp_path
     assert set(machines.values()) == {183}, machines
     assert all("cpython-312-aarch64" in n or n.endswith(".abi3.so") for n in modules)
     assert "site-packages/rypsok/cli.py" in names
+    # Run here (another CPU, maybe another CPython), it says so in one line, exit 1,
+    # before anything compiled is imported (issue 18, bad input).
+    run = subprocess.run(
+        [sys.executable, str(pyz), "--version"],
+        capture_output=True,
+        text=True,
+        env={**clean_env(), "SHIV_ROOT": str(tmp_path / "shiv")},
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.startswith("rypsok: this file is for CPython 3.12 on linux-aarch64, ")
+    assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
 
 
 # ---------------------------------------------------------------------------
