@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 
 import anyio
 
@@ -16,6 +17,7 @@ from rypsok.core.telemetry import counters, log
 
 COUNTERS_EVERY_S = 60.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_O_BINARY = 0x8000  # os.O_BINARY, which exists on Windows only
 
 
 @contextlib.contextmanager
@@ -33,11 +35,41 @@ def stdout_to_stderr() -> Iterator[int]:
 
 
 async def stop_signal() -> signal.Signals:
-    """Wait for the first SIGTERM or SIGINT; the handler is in place only while waiting."""
-    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+    """Wait for the first SIGTERM or SIGINT; the handler is in place only while waiting.
+
+    Where the event loop cannot watch signals (asyncio on Windows), this waits until
+    cancelled: stdio still ends at end of input, HTTP at Ctrl-C (KeyboardInterrupt) or
+    when its process is ended."""
+    try:
+        receiver = anyio.open_signal_receiver(*STOP_SIGNALS)
+        signals = receiver.__enter__()
+    except NotImplementedError:
+        await anyio.sleep_forever()
+        raise RuntimeError("sleep_forever returned") from None  # pragma: no cover
+    try:
         async for received in signals:
             return signal.Signals(received)
+    finally:
+        receiver.__exit__(None, None, None)
     raise RuntimeError("the signal receiver ended")  # pragma: no cover - it never does
+
+
+def binary_mode(
+    fd: int, platform: str = sys.platform, setmode: Callable[[int, int], object] | None = None
+) -> None:
+    """Windows opens the standard streams in text mode, where reading turns CR LF into LF
+    and stops at Ctrl-Z, and writing turns LF into CR LF: the protocol's lines must pass
+    as bytes. Elsewhere a file descriptor has no mode and nothing is done."""
+    if platform != "win32":
+        return
+    if setmode is None:
+        if sys.platform == "win32":
+            import msvcrt
+
+            setmode = msvcrt.setmode
+        else:  # a simulated Windows (tests) names its own setmode
+            return
+    setmode(fd, _O_BINARY)
 
 
 async def counters_every_minute() -> None:

@@ -28,7 +28,12 @@ from mcp.shared.message import SessionMessage
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
-from rypsok.protocol.process import counters_every_minute, stdout_to_stderr, stop_signal
+from rypsok.protocol.process import (
+    binary_mode,
+    counters_every_minute,
+    stdout_to_stderr,
+    stop_signal,
+)
 from rypsok.protocol.server import build_server, shutdown_grace_s
 
 LINE_MAX = limits.default("LIM-O3")
@@ -99,6 +104,7 @@ def _claim_stdout() -> Iterator[IO[bytes]]:
         stdout_to_stderr() as private,
         os.fdopen(private, "wb", buffering=0, closefd=False) as out,
     ):
+        binary_mode(private)
         yield out
 
 
@@ -113,6 +119,8 @@ async def serve_stdio(
     pending = _Pending()
     stop_reading = anyio.Event()
     source = stdin if stdin is not None else sys.stdin.fileno()
+    if stdin is None:
+        binary_mode(source)
 
     with contextlib.ExitStack() as stack:
         sink = stdout if stdout is not None else stack.enter_context(_claim_stdout())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NoReturn
@@ -68,6 +69,13 @@ def from_env(name: str, env: Mapping[str, str]) -> Resolved:
     return Resolved(Secret(value))
 
 
+def readable_by_everyone(mode: int, platform: str = sys.platform) -> bool:
+    """The file's mode lets every local user read it. On Windows the mode only mirrors
+    the read-only attribute (who may read is in the file's ACL, which this does not
+    read), so it says nothing either way: no warning there."""
+    return platform != "win32" and bool(mode & stat.S_IROTH)
+
+
 def from_file(path: str, what: str) -> Resolved:
     """Read a secret file of at most LIM-X2 bytes; *what* names it in a problem."""
     bound = limits.default("LIM-X2")
@@ -90,7 +98,7 @@ def from_file(path: str, what: str) -> Resolved:
         text = data.decode("utf-8").strip()
     except UnicodeDecodeError:
         return Resolved(None, f"the file named by {what} is not UTF-8 text")
-    world = bool(info.st_mode & stat.S_IROTH)
+    world = readable_by_everyone(info.st_mode)
     if not text:
         return Resolved(None, f"the file named by {what} is empty", world)
     return Resolved(Secret(text), None, world)
