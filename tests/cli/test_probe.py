@@ -20,18 +20,19 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _config(tmp_path: Path, port: int, callers: bool) -> str:
+def _listener_config(tmp_path: Path, callers: bool) -> tuple[int, str, Path]:
+    """A free port, a configuration binding it, and that configuration's file."""
+    port = _free_port()
     text = config_text(callers=callers).replace(
         'bind = "127.0.0.1:0"', f'bind = "127.0.0.1:{port}"'
     )
-    return text
+    path = tmp_path / "probe.toml"
+    path.write_text(text, encoding="utf-8")
+    return port, text, path
 
 
 def test_issue_18_probe_is_0_while_the_listener_answers_and_1_after(tmp_path: Path) -> None:
-    port = _free_port()
-    text = _config(tmp_path, port, callers=True)
-    path = tmp_path / "probe.toml"
-    path.write_text(text, encoding="utf-8")
+    port, text, path = _listener_config(tmp_path, callers=True)
     with child(tmp_path, text) as served:
         assert served.port == port
         run = cli("probe", "--config", str(path), env=caller_env())
@@ -48,10 +49,7 @@ def test_issue_18_probe_is_0_while_the_listener_answers_and_1_after(tmp_path: Pa
 
 
 def test_issue_18_probe_on_loopback_without_callers(tmp_path: Path) -> None:
-    port = _free_port()
-    text = _config(tmp_path, port, callers=False)
-    path = tmp_path / "probe.toml"
-    path.write_text(text, encoding="utf-8")
+    _, text, path = _listener_config(tmp_path, callers=False)
     with child(tmp_path, text) as served:
         assert cli("probe", "--config", str(path)).code == 0
         served.stop()
