@@ -103,6 +103,21 @@ ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
 MACHO_CPU = {"arm64": 0x0100000C}
 PE_MACHINE = {"x86_64": 0x8664}
 DEFAULT_RELEASE_DIR = "dist/release"
+# Locked distributions the server never imports, left out of every pyz. The SDK
+# needs them on its client side only: jsonschema (with referencing, rpds-py,
+# attrs and the specifications) checks a server's tool output in
+# mcp/client/session.py, pyjwt signs client credentials in mcp/client/auth. No
+# other module of the closure imports them (tests/packaging/test_zipapp.py
+# scans the pyz for it), and an import trace of a session over each transport
+# sees none of them (docs/deployment.md, "The zipapp and where it unpacks").
+TRIMMED = (
+    "jsonschema",
+    "jsonschema-specifications",
+    "referencing",
+    "rpds-py",
+    "attrs",
+    "pyjwt",
+)
 BUILT_FOR = "built-for.txt"  # in the pyz's rypsok package: "3.11 linux x86_64"
 
 
@@ -339,6 +354,39 @@ def copy_project(dest: Path) -> None:
     )
 
 
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def trim(site: Path, names: Sequence[str] = TRIMMED) -> int:
+    """Remove the named distributions (their RECORD's files and their dist-info) from
+    site; returns the bytes removed. A name not installed fails the build: the list
+    and the lock have drifted apart."""
+    wanted = {_canonical(n) for n in names}
+    removed = 0
+    found: set[str] = set()
+    for dist_info in sorted(site.glob("*.dist-info")):
+        name = _canonical(dist_info.name.removesuffix(".dist-info").rsplit("-", 1)[0])
+        if name not in wanted:
+            continue
+        found.add(name)
+        record = dist_info / "RECORD"
+        for line in record.read_text(encoding="utf-8").splitlines():
+            entry = (site / line.rsplit(",", 2)[0].strip('"')).resolve()
+            if entry.is_relative_to(site.resolve()) and entry.is_file():
+                removed += entry.stat().st_size
+                entry.unlink()
+        shutil.rmtree(dist_info, ignore_errors=True)
+    missing = sorted(wanted - found)
+    if missing:
+        raise BuildError(f"to leave out but not installed: {', '.join(missing)}")
+    # Folders the removed files leave empty (a package's own folder).
+    for folder in sorted((p for p in site.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    return removed
+
+
 def scrub(site: Path) -> None:
     """Remove everything that varies between two installs of the same files."""
     # Console scripts: their shebang is this interpreter's absolute path.
@@ -520,6 +568,12 @@ def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
         site.mkdir()
         src.mkdir()
         install_closure(site, target, env)
+        trimmed = trim(site)
+        print(
+            f"build_zipapp: left out {len(TRIMMED)} client-side distributions "
+            f"({trimmed} bytes unpacked)",
+            file=sys.stderr,
+        )
         install_project(site, src, env)
         scrub(site)
         if target is not None:

@@ -242,3 +242,109 @@ def test_req_perf_005_the_pyz_carries_byte_code_for_its_interpreter(
         for source in sources:
             head, _, name = source.rpartition("/")
             assert f"{head}/__pycache__/{name[:-3]}.{tag}.pyc" in names, source
+
+
+# ---------------------------------------------------------------------------
+# The trimmed pyz (issue 18, item 6)
+
+# The top-level modules of the distributions build_zipapp.py leaves out.
+_TRIMMED_MODULES = (
+    "jsonschema",
+    "jsonschema_specifications",
+    "referencing",
+    "rpds",
+    "attr",
+    "attrs",
+    "jwt",
+)
+
+
+def test_issue_18_the_pyz_leaves_out_what_only_the_sdks_client_imports(
+    two_builds: tuple[Path, Path],
+) -> None:
+    import re
+
+    with zipfile.ZipFile(two_builds[0]) as archive:
+        names = archive.namelist()
+        tops = {n.split("/")[1] for n in names if n.startswith("site-packages/")}
+        assert tops.isdisjoint(_TRIMMED_MODULES), tops & set(_TRIMMED_MODULES)
+        assert not any(
+            re.match(r"site-packages/(jsonschema|referencing|rpds_py|attrs|pyjwt)[-_]", n)
+            for n in names
+        )
+        # Nothing kept imports them, but the SDK's client side (never run by a server).
+        pattern = re.compile(
+            rb"^\s*(?:import|from)\s+(" + "|".join(_TRIMMED_MODULES).encode() + rb")\b", re.M
+        )
+        importers = sorted(
+            n
+            for n in names
+            if n.endswith(".py")
+            and not n.startswith("site-packages/mcp/client/")
+            and pattern.search(archive.read(n))
+        )
+    assert importers == []
+
+
+def test_issue_18_the_trimmed_pyz_fetches_and_searches(
+    two_builds: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The paths a trace of a bare session does not reach: a page parsed (html5lib,
+    charset detection) and engines asked, from the pyz, through the call commands."""
+    from tests.cli.test_call_commands import ARTICLE, _answer, _ca_file
+    from tests.support import engine_standin, site
+    from tests.support.engine_standin import tunnel
+
+    env_base = {"PATH": os.defpath, "HOME": str(tmp_path), "SHIV_ROOT": str(tmp_path / "shiv")}
+    with site.site(
+        {
+            "/moths": site.Page(body=ARTICLE.replace(b"utf-8", b"")),
+            "/latin": site.Page(
+                body="<p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e, na\u00efve fa\u00e7ade.</p>".encode(
+                    "latin-1"
+                )
+                * 20,
+                content_type="text/html",
+            ),
+        }
+    ) as s:
+        config = tmp_path / "fetch.toml"
+        config.write_text('config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n')
+        env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, site.CA)}
+        for path, want in (("/moths", "pollinators of flowers"), ("/latin", "crème brûlée")):
+            run = subprocess.run(
+                [_base_python(), str(two_builds[0]), "fetch", s.url(path), "--config", str(config)],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=RUN_TIMEOUT_S,
+                check=False,
+            )
+            assert run.returncode == 0 and want in run.stdout, run.stderr
+    with tunnel(_answer) as standin:
+        config = tmp_path / "search.toml"
+        config.write_text(
+            f'config_version = 1\n[egress]\nproxy = "{standin.url}"\n'
+            '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        )
+        env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, engine_standin.CA)}
+        run = subprocess.run(
+            [
+                _base_python(),
+                str(two_builds[0]),
+                "search",
+                "moths",
+                "--json",
+                "--config",
+                str(config),
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+    assert run.returncode == 0, run.stderr
+    assert "https://en.wikipedia.org/wiki/Moth" in run.stdout
