@@ -296,6 +296,18 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
     from tests.support.engine_standin import tunnel
 
     env_base = {"PATH": os.defpath, "HOME": str(tmp_path), "SHIV_ROOT": str(tmp_path / "shiv")}
+
+    def call(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [_base_python(), str(two_builds[0]), *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+
     with site.site(
         {
             "/moths": site.Page(body=ARTICLE.replace(b"utf-8", b"")),
@@ -312,15 +324,7 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
         config.write_text('config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n')
         env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, site.CA)}
         for path, want in (("/moths", "pollinators of flowers"), ("/latin", "crème brûlée")):
-            run = subprocess.run(
-                [_base_python(), str(two_builds[0]), "fetch", s.url(path), "--config", str(config)],
-                cwd=tmp_path,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT_S,
-                check=False,
-            )
+            run = call(env, "fetch", s.url(path), "--config", str(config))
             assert run.returncode == 0 and want in run.stdout, run.stderr
     with tunnel(_answer) as standin:
         config = tmp_path / "search.toml"
@@ -329,22 +333,6 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
             '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
         )
         env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, engine_standin.CA)}
-        run = subprocess.run(
-            [
-                _base_python(),
-                str(two_builds[0]),
-                "search",
-                "moths",
-                "--json",
-                "--config",
-                str(config),
-            ],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-            check=False,
-        )
+        run = call(env, "search", "moths", "--json", "--config", str(config))
     assert run.returncode == 0, run.stderr
     assert "https://en.wikipedia.org/wiki/Moth" in run.stdout
