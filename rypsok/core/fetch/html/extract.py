@@ -117,7 +117,8 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]
     classify(an)
     score_blocks(an)
     node, article = choose(an)
-    # On a listing the comments are the content; only chrome boxes go.
+    # On a page read whole (a listing) link lists, teasers and comments are the
+    # content: only chrome, captions, author boxes and metadata lines go.
     cut = cuts(an, node) if article else listing_cuts(an, node)
     return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
 

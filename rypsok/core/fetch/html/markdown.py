@@ -472,15 +472,17 @@ def _without_empty_sections(blocks: list[str]) -> list[str]:
     from the end, so a heading over only such headings goes with them."""
     kept: list[str] = []
     next_level = 0
+    prose = False  # a block that is not a heading was seen
     for block in reversed(blocks):
         level = _level(block)
         if level and next_level and next_level <= level:
             continue
         kept.append(block)
         next_level = level
+        prose = prose or not level
     kept.reverse()
     # A page of headings alone (a menu of sections) keeps them.
-    return kept if any(not _level(b) for b in kept) else blocks
+    return kept if prose else blocks
 
 
 # A heading's line: a heading longer than this is a paragraph marked up wrongly.
@@ -490,13 +492,13 @@ _BOLD_LINE = re.compile(r"\*\*[^\n*]{1,80}\*\*$")
 # A last block this short, one line and ending in a colon: a label.
 _LABEL_MAX = 80
 _LABELS_MAX = 2
-# A block that is one short link and nothing else.
 # A thematic break (<hr>) as written.
 _RULE = "---"
 # A list whose every item is one link and nothing else: "More on this" whose
 # heading went, a box of further reading.
-_FEW_LINKS = 5  # on a page read whole, a list of more links than this is its items
 _LINK_LIST = re.compile(r"(?:(?:[-*+]|\d{1,3}[.)]) \[[^\n\]]{1,200}\]\([^\s)]*\)(?:\n|$))+$")
+_FEW_LINKS = 5  # on a page read whole, a list of more links than this is its items
+# A block that is one short link and nothing else.
 _LONE_LINK = re.compile(r"\[[^\n\]]{1,60}\]\([^\s)]*\)$")
 
 

@@ -70,9 +70,9 @@ _SIDE_REGIONS = frozenset({"footer", "aside"})
 # plain "text" box may be a quantity in a shop's form, so it does not count.
 _TEXT_INPUTS = frozenset({"email", "password"})
 # A listing's item, or its title, even when a class names a picture.
+_LISTING_ITEMS = frozenset({"figure", "figcaption", "a"})
 # A box's kind, to find a run of like boxes: its tag and its class.
 _Kind = tuple[str, str | None]
-_LISTING_ITEMS = frozenset({"figure", "figcaption", "a"})
 _TEASER_LEN = 480  # text per linked heading in a box of teasers, at most (a headline and a blurb)
 _HARD_PROSE = 600  # unlinked characters: more than any banner, popup or newsletter box says
 _CLASS_WORD_PARTS = re.compile(r"[^a-z0-9]+")
