@@ -69,6 +69,7 @@ def run_call(
         err.write(f"{error.message}\n")
         if as_json:
             _write_json(out, error.to_json())
+            out.flush()
         return EXIT_TOOL_ERROR
     if as_json:
         _write_json(out, response.to_json())
@@ -84,7 +85,6 @@ def run_call(
 
 def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
     out.write(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    out.flush()
 
 
 def _notices(out: TextIO, notices: tuple[Notice, ...]) -> None:

@@ -40,17 +40,14 @@ async def stop_signal() -> signal.Signals:
     Where the event loop cannot watch signals (asyncio on Windows), this waits until
     cancelled: stdio still ends at end of input, HTTP at Ctrl-C (KeyboardInterrupt) or
     when its process is ended."""
-    try:
-        receiver = anyio.open_signal_receiver(*STOP_SIGNALS)
-        signals = receiver.__enter__()
-    except NotImplementedError:
-        await anyio.sleep_forever()
-        raise RuntimeError("sleep_forever returned") from None  # pragma: no cover
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            signals = stack.enter_context(anyio.open_signal_receiver(*STOP_SIGNALS))
+        except NotImplementedError:
+            await anyio.sleep_forever()  # until cancelled
+            raise RuntimeError("sleep_forever returned") from None  # pragma: no cover
         async for received in signals:
             return signal.Signals(received)
-    finally:
-        receiver.__exit__(None, None, None)
     raise RuntimeError("the signal receiver ended")  # pragma: no cover - it never does
 
 

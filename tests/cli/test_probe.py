@@ -60,3 +60,13 @@ def test_issue_18_probe_with_a_bad_configuration_is_1(tmp_path: Path) -> None:
     path.write_text("config_version = 2\n", encoding="utf-8")
     run = cli("probe", "--config", str(path))
     assert run.code == 1 and run.out == "" and "does not load" in run.err
+
+
+def test_issue_18_probe_asks_in_a_revision_the_server_serves() -> None:
+    # The probe names the revision itself rather than import the SDK's types
+    # (325 ms of imports on every health check): it must stay one the SDK serves.
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from rypsok import probecmd
+
+    assert probecmd.MODERN in MODERN_PROTOCOL_VERSIONS
