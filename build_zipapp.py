@@ -193,11 +193,10 @@ class Target:
 
 
 def _macos_releases(floor: tuple[int, int]) -> list[tuple[int, int]]:
-    """macOS releases from floor down to MACOS_OLDEST, newest first (11.0, 10.15, ...)."""
-    releases = [(major, 0) for major in range(floor[0], 10, -1)] if floor[0] > 10 else []
-    top = 16 if floor[0] > 10 else floor[1]
-    releases += [(10, minor) for minor in range(top, MACOS_OLDEST[1] - 1, -1)]
-    return releases
+    """macOS releases from floor (11 or later) down to MACOS_OLDEST, newest first:
+    11.0, 10.16 (11 as older tools name it), 10.15, ..."""
+    majors = [(major, 0) for major in range(floor[0], 10, -1)]
+    return majors + [(10, minor) for minor in range(16, MACOS_OLDEST[1] - 1, -1)]
 
 
 def artifact_name(version: str, target: Target) -> str:
