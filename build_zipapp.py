@@ -8,8 +8,9 @@ Run it with the dev interpreter (`.venv/bin/python build_zipapp.py`, after
   build_zipapp.py --platform      the release files, one per target, in
                                   dist/release/: rypsok-X.Y.Z-<python>-<platform>.pyz
                                   for CPython 3.11 to 3.14 on Linux (glibc
-                                  and musl; x86_64, aarch64), macOS arm64 and
-                                  Windows x86_64, and SHA256SUMS over all of them
+                                  and musl; x86_64, aarch64), macOS (arm64,
+                                  x86_64) and Windows x86_64, and SHA256SUMS
+                                  over all of them
   build_zipapp.py --platform --list   the files --platform would write
   build_zipapp.py --platform aarch64 --python 3.12   a subset of the targets
                                   (a bare CPU is Linux with glibc; else
@@ -21,7 +22,9 @@ What a build does:
    temporary folder, wheels only, no dependency resolution of its own; for a
    target it asks pip for that target's compiled wheels (pip --platform
    --python-version --implementation cp --abi), so nothing is compiled and
-   the build machine's own platform does not matter;
+   the build machine's own platform does not matter; a target with no wheel
+   for a locked pin takes the pins of its own lock in place of those
+   (requirements-macos-x86_64.lock, see LOCK_OVERRIDES);
 2. builds the project from a copy of its sources (so the work tree gets no
    build/ or egg-info) and installs it into the same folder;
 3. removes what differs from one build to the next (byte code, installer
@@ -59,6 +62,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 LOCK = ROOT / "requirements.lock"
+# Targets for which a locked pin ships no wheel: their lock's pins replace the
+# main lock's entries of the same names, hashes and all. It may only replace,
+# never add, so the closure stays the one pyproject.toml resolves to.
+LOCK_OVERRIDES = {"macos-x86_64": ROOT / "requirements-macos-x86_64.lock"}
 PYZ_NAME = "rypsok.pyz"
 SUMS_NAME = "SHA256SUMS"
 ENTRY_POINT = "rypsok.cli:main"
@@ -76,8 +83,9 @@ VOLATILE_DIST_INFO = ("INSTALLER", "REQUESTED", "direct_url.json")
 SYSTEMS = {
     "linux": ("x86_64", "aarch64"),  # glibc: manylinux
     "musllinux": ("x86_64", "aarch64"),  # musl: Alpine and the like
-    # Not Intel macs: the locked cryptography (50) ships no macOS x86_64 wheel.
-    "macos": ("arm64",),
+    # Intel macs take an older cryptography (LOCK_OVERRIDES): 49 and later
+    # ship macOS wheels for arm64 only.
+    "macos": ("arm64", "x86_64"),
     "windows": ("x86_64",),
 }
 # The Linux glibc CPUs keep their bare names on the command line ("x86_64").
@@ -95,12 +103,12 @@ LEGACY_ALIASES = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
 MUSL_TAGS = ("musllinux_1_2", "musllinux_1_1")
 # macOS: the oldest release the file supports per CPU (the newest floor among
 # the locked wheels), and the older tags a wheel may carry below it.
-MACOS_FLOOR = {"arm64": (11, 0)}
+MACOS_FLOOR = {"arm64": (11, 0), "x86_64": (10, 15)}  # 10.15: cffi's wheel
 MACOS_OLDEST = (10, 9)
 # The CPU field of a compiled module's header: ELF e_machine, Mach-O cputype,
 # PE machine. A module for another CPU or system fails the build.
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
-MACHO_CPU = {"arm64": 0x0100000C}
+MACHO_CPU = {"arm64": 0x0100000C, "x86_64": 0x01000007}
 PE_MACHINE = {"x86_64": 0x8664}
 DEFAULT_RELEASE_DIR = "dist/release"
 # Locked distributions the server never imports, left out of every pyz. The SDK
@@ -193,10 +201,11 @@ class Target:
 
 
 def _macos_releases(floor: tuple[int, int]) -> list[tuple[int, int]]:
-    """macOS releases from floor (11 or later) down to MACOS_OLDEST, newest first:
-    11.0, 10.16 (11 as older tools name it), 10.15, ..."""
+    """macOS releases from floor down to MACOS_OLDEST, newest first: 11.0, 10.16
+    (11 as older tools name it), 10.15, ...; a 10.x floor starts at itself."""
     majors = [(major, 0) for major in range(floor[0], 10, -1)]
-    return majors + [(10, minor) for minor in range(16, MACOS_OLDEST[1] - 1, -1)]
+    top = 16 if floor[0] > 10 else floor[1]
+    return majors + [(10, minor) for minor in range(top, MACOS_OLDEST[1] - 1, -1)]
 
 
 def artifact_name(version: str, target: Target) -> str:
@@ -491,9 +500,47 @@ def build_env() -> dict[str, str]:
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 
 
-def install_closure(site: Path, target: Target | None, env: dict[str, str]) -> None:
+def _entries(text: str) -> dict[str, str]:
+    """Canonical name -> one lock entry (its pin line, hashes and comments)."""
+    entries: dict[str, str] = {}
+    for block in re.split(r"\n(?=[^\s#])", text):
+        head = block.split(" ", 1)[0]
+        if "==" in head:
+            entries[_canonical(head.split("==")[0])] = block.rstrip("\n")
+    return entries
+
+
+def merged_lock(main: str, override: str) -> str:
+    """The main lock with the override's entries in place of its own of the same
+    names. An override entry the main lock lacks fails the build."""
+    replacing = _entries(override)
+    kept = _entries(main)
+    extra = sorted(set(replacing) - set(kept))
+    if extra:
+        raise BuildError(f"the override lock adds what requirements.lock lacks: {', '.join(extra)}")
+    kept.update(replacing)
+    return "\n".join(kept[name] for name in sorted(kept)) + "\n"
+
+
+def target_lock(target: Target | None, work: Path) -> Path:
+    """The lock to install for the target: requirements.lock, or its merge with
+    the target's override written into work."""
+    override = LOCK_OVERRIDES.get(target.label) if target else None
+    if target is None or override is None:
+        return LOCK
+    if not override.is_file():
+        raise BuildError(f"{override} is missing; {target.label} needs it")
+    merged = work / f"requirements-{target.label}.lock"
+    text = merged_lock(LOCK.read_text(encoding="utf-8"), override.read_text(encoding="utf-8"))
+    merged.write_text(text, encoding="utf-8")
+    return merged
+
+
+def install_closure(
+    site: Path, target: Target | None, env: dict[str, str], lock: Path = LOCK
+) -> None:
     """The locked closure, hash-checked, wheels only; for a target, its wheels."""
-    what = "installing requirements.lock" + (f" for {target}" if target else "")
+    what = f"installing {lock.name}" + (f" for {target}" if target else "")
     run(
         [
             *PIP,
@@ -507,7 +554,7 @@ def install_closure(site: Path, target: Target | None, env: dict[str, str]) -> N
             "--target",
             str(site),
             "-r",
-            str(LOCK),
+            str(lock),
         ],
         what,
         env,
@@ -566,7 +613,7 @@ def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
         src = work / "src"
         site.mkdir()
         src.mkdir()
-        install_closure(site, target, env)
+        install_closure(site, target, env, target_lock(target, work))
         trimmed = trim(site)
         print(
             f"build_zipapp: left out {len(TRIMMED)} client-side distributions "

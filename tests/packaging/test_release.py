@@ -53,15 +53,15 @@ bz = _load_build_zipapp()
 
 def test_req_rust_002_release_files_are_named_per_python_and_platform() -> None:
     """CPython 3.11 to 3.14 on Linux (glibc and musl, x86_64 and aarch64), macOS
-    (arm64; the locked cryptography has no Intel mac wheel) and Windows (x86_64):
-    24 files, one name each."""
+    (arm64 and x86_64) and Windows (x86_64): 28 files, one name each."""
     targets = bz.release_targets()
     names = [bz.artifact_name("1.2.3", t) for t in targets]
-    assert len(names) == len(set(names)) == 4 * 6
-    assert names[:6] == [
+    assert len(names) == len(set(names)) == 4 * 7
+    assert names[:7] == [
         "rypsok-1.2.3-cp311-manylinux_2_28_aarch64.pyz",
         "rypsok-1.2.3-cp311-manylinux_2_28_x86_64.pyz",
         "rypsok-1.2.3-cp311-macosx_11_0_arm64.pyz",
+        "rypsok-1.2.3-cp311-macosx_10_15_x86_64.pyz",
         "rypsok-1.2.3-cp311-musllinux_1_2_aarch64.pyz",
         "rypsok-1.2.3-cp311-musllinux_1_2_x86_64.pyz",
         "rypsok-1.2.3-cp311-win_amd64.pyz",
@@ -75,7 +75,8 @@ def test_req_rust_002_a_subset_of_targets_and_refusals() -> None:
     assert bz.release_targets(["linux-aarch64"], ["3.12"]) == [bz.Target("3.12", "aarch64")]
     assert bz.release_targets(["macos-arm64"], ["3.13"]) == [bz.Target("3.13", "arm64", "macos")]
     assert len(bz.release_targets(["x86_64"])) == 4
-    for unknown in ("riscv64", "macos-x86_64", "windows-arm64", "freebsd-x86_64"):
+    assert bz.release_targets(["macos-x86_64"], ["3.11"]) == [bz.Target("3.11", "x86_64", "macos")]
+    for unknown in ("riscv64", "macos-aarch64", "windows-arm64", "freebsd-x86_64"):
         with pytest.raises(bz.BuildError, match="unknown platform"):
             bz.release_targets([unknown])
     for bad in ("3.10", "3", "cp311", "3.11.2"):
@@ -89,6 +90,11 @@ def test_issue_18_each_system_asks_pip_for_its_own_tags_and_nothing_newer() -> N
     mac = bz.Target("3.12", "arm64", "macos").pip_platforms()
     assert mac[:2] == ["macosx_11_0_arm64", "macosx_11_0_universal2"]
     assert "macosx_12_0_arm64" not in mac and "macosx_10_9_universal2" in mac
+    # Intel macs: from 10.15 (the newest floor among the wheels) down, no 10.16 or 11.
+    intel = bz.Target("3.12", "x86_64", "macos").pip_platforms()
+    assert intel[:3] == ["macosx_10_15_x86_64", "macosx_10_15_universal2", "macosx_10_14_x86_64"]
+    assert not {"macosx_10_16_x86_64", "macosx_11_0_x86_64"} & set(intel)
+    assert intel[-1] == "macosx_10_9_universal2"
     assert bz.Target("3.11", "x86_64", "windows").pip_platforms() == ["win_amd64"]
 
 
@@ -107,6 +113,50 @@ def test_req_rust_002_pip_is_asked_for_the_target_wheels_only() -> None:
     assert minors[0] == 28 and minors == sorted(minors, reverse=True)
     # x86_64 wheels may be as old as manylinux1; the pip options list them too.
     assert "manylinux1_x86_64" in bz.Target("3.11", "x86_64").pip_platforms()
+
+
+LOCK_A = """\
+#
+# header
+#
+anyio==4.16.0 \\
+    --hash=sha256:aaaa
+    # via rypsok (pyproject.toml)
+cryptography==50.0.2 \\
+    --hash=sha256:bbbb \\
+    --hash=sha256:cccc
+    # via pyjwt
+zipp==1.0 \\
+    --hash=sha256:dddd
+"""
+
+
+def test_issue_18_an_override_lock_replaces_entries_and_adds_none() -> None:
+    override = "# why\ncryptography==48.0.1 \\\n    --hash=sha256:eeee\n    # via pyjwt\n"
+    merged = bz.merged_lock(LOCK_A, override)
+    assert "cryptography==48.0.1 \\\n    --hash=sha256:eeee" in merged
+    assert "50.0.2" not in merged and "bbbb" not in merged and "cccc" not in merged
+    assert "anyio==4.16.0 \\\n    --hash=sha256:aaaa" in merged
+    assert "zipp==1.0 \\\n    --hash=sha256:dddd" in merged
+    with pytest.raises(bz.BuildError, match=r"adds what requirements\.lock lacks: attrs"):
+        bz.merged_lock(LOCK_A, "attrs==1.0 \\\n    --hash=sha256:ffff\n")
+
+
+def test_issue_18_intel_macs_install_the_override_and_other_targets_the_lock(
+    tmp_path: Path,
+) -> None:
+    """The Intel mac files take cryptography from requirements-macos-x86_64.lock
+    (no newer release ships an Intel macOS wheel); every other target installs
+    requirements.lock as it is."""
+    intel = bz.target_lock(bz.Target("3.12", "x86_64", "macos"), tmp_path)
+    assert intel.parent == tmp_path
+    text = intel.read_text(encoding="utf-8")
+    assert re.search(r"^cryptography==48\.0\.1 ", text, re.MULTILINE)
+    main = (REPO / "requirements.lock").read_text(encoding="utf-8")
+    assert bz._entries(text).keys() == bz._entries(main).keys()
+    for target in (bz.Target("3.12", "arm64", "macos"), bz.Target("3.12", "x86_64"), None):
+        assert bz.target_lock(target, tmp_path) == bz.LOCK
+    assert [p.name for p in tmp_path.iterdir()] == [intel.name]
 
 
 def _fake_elf(path: Path, machine: int) -> None:
@@ -130,6 +180,13 @@ def _fake_macho(path: Path, cpu: int) -> None:
     path.write_bytes(b"\xcf\xfa\xed\xfe" + cpu.to_bytes(4, "little") + bytes(56))
 
 
+def _fake_universal(path: Path, cpus: list[int]) -> None:
+    """A universal Mach-O: big-endian header, then one 20-byte entry per slice."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    slices = b"".join(cpu.to_bytes(4, "big") + bytes(16) for cpu in cpus)
+    path.write_bytes(b"\xca\xfe\xba\xbe" + len(cpus).to_bytes(4, "big") + slices)
+
+
 def _fake_pe(path: Path, machine: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     dos = b"MZ" + bytes(58) + (64).to_bytes(4, "little")
@@ -151,6 +208,14 @@ def test_issue_18_modules_and_wheels_are_checked_against_the_targets_system(tmp_
     _fake_elf(site / "pkg" / "b.so", 183)  # a Linux module in a macOS file
     with pytest.raises(bz.BuildError, match=r"not for macos-arm64: pkg/b\.so"):
         bz.check_machine(site, mac)
+    intel = bz.Target("3.12", "x86_64", "macos")
+    site = tmp_path / "intel"
+    _fake_universal(site / "pkg" / "a.abi3.so", [0x01000007, 0x0100000C])
+    _fake_wheel(site, "pkg", "macosx_10_9_universal2")
+    assert bz.check_machine(site, intel) == 1  # a universal2 module carries both CPUs
+    _fake_macho(site / "pkg" / "b.cpython-312-darwin.so", 0x0100000C)
+    with pytest.raises(bz.BuildError, match=r"not for macos-x86_64: pkg/b\.cpython"):
+        bz.check_machine(site, intel)  # an Apple silicon module in an Intel file
     win = bz.Target("3.12", "x86_64", "windows")
     site = tmp_path / "win"
     _fake_pe(site / "pkg" / "a.cp312-win_amd64.pyd", 0x8664)

@@ -37,6 +37,7 @@ from tests.support.paths import REPO
 
 LOCK = REPO / "requirements.lock"
 TEST_LOCK = REPO / "requirements-test.lock"
+INTEL_MAC_LOCK = REPO / "requirements-macos-x86_64.lock"
 
 
 def _load_tool(name: str) -> ModuleType:
@@ -170,6 +171,32 @@ def test_req_sec_020_every_lock_entry_is_an_exact_pin_with_hashes() -> None:
         assert len(entries) > 20, path
         unhashed = [n for n, block in entries.items() if "--hash=sha256:" not in block]
         assert unhashed == [], f"{path.name}: entries without a hash: {unhashed}"
+
+
+def test_req_sec_020_the_intel_mac_override_pins_only_what_the_closure_accepts() -> None:
+    """requirements-macos-x86_64.lock replaces locked pins for the Intel mac files:
+    each entry is hashed, names a distribution the runtime lock already has, and
+    its version satisfies every requirement on it within the locked closure."""
+    override = _blocks(INTEL_MAC_LOCK.read_text(encoding="utf-8"))
+    runtime = _pins(LOCK.read_text(encoding="utf-8"))
+    assert override, "the override lock pins nothing"
+    env = _target_env(LOCK.read_text(encoding="utf-8"))
+    for name, block in override.items():
+        assert "--hash=sha256:" in block, name
+        assert name in runtime, f"{name} is not in requirements.lock"
+        version = block.split(" ", 1)[0].split("==")[1]
+        assert version != runtime[name], f"{name}: the override repeats the lock's pin"
+        asks = [
+            Requirement(line)
+            for dist in (md.distribution(n) for n in runtime)
+            for line in dist.requires or []
+            if canonicalize_name(Requirement(line).name) == name
+        ]
+        asks = [
+            r for r in asks if r.marker is None or r.marker.evaluate({**env, "extra": "crypto"})
+        ]
+        assert asks, f"nothing in the closure asks for {name}"
+        assert [str(r) for r in asks if not r.specifier.contains(version)] == [], name
 
 
 def test_req_sec_020_the_test_lock_agrees_with_the_runtime_lock() -> None:
