@@ -460,6 +460,7 @@ def sanity(core: Rypsok, client: BenchClient) -> str:
     """One search, checked: every engine answered and results were merged."""
     import anyio
 
+    from rypsok.core.engines.base import results_of
     from rypsok.core.search.rank import EngineAnswer, Observation, rank
 
     fresh_tool_limiter(core)
@@ -472,7 +473,7 @@ def sanity(core: Rypsok, client: BenchClient) -> str:
     answers = []
     for eid, driver in core.searches.drivers.items():
         host = "api.search.brave.com" if eid == "brave" else "en.wikipedia.org"
-        raw = [driver.parse(r.status, r.header, r.body) for r in client.answers[host]]
+        raw = [results_of(driver.parse(r.status, r.header, r.body)) for r in client.answers[host]]
         pick = raw[1] if eid == "wikipedia_b" else raw[0]
         answers.append(
             EngineAnswer(eid, 0, [Observation(x.url, x.title, x.snippet, x.date) for x in pick])

@@ -39,9 +39,8 @@ def prepare(
         return None
     log.set_level(config.logging.level)
     for engine in config.engines:
-        if not engine.active:
-            reason = "disabled" if not engine.enabled else "no_credential"
-            log.info("engine_inactive", engine=engine.id, reason=reason)
+        if engine.inactive_reason is not None:
+            log.info("engine_inactive", engine=engine.id, reason=engine.inactive_reason)
         if engine.enabled and engine.admission.scraping:
             log.warn("scraping_enabled", engine=engine.id)
     if config.logging.log_queries:

@@ -105,11 +105,7 @@ class Rypsok:
         active = [e for e in self.config.engines if e.active]
         drivers = {e.id: driver_for(e) for e in active}
         limiters = {
-            e.id: ProviderLimiter(
-                e.admission.rate_per_minute,
-                e.admission.burst,
-                min(lim.per_engine_in_flight, e.admission.concurrency),
-            )
+            e.id: ProviderLimiter(e.rate[0], e.rate[1], min(lim.per_engine_in_flight, e.rate[2]))
             for e in active
         }
         return SearchService(

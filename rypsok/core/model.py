@@ -30,6 +30,7 @@ NoticeCode = Literal[
     "credential_masked",
     "extraction_partial",
     "from_cache",
+    "engine_incomplete",
 ]
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
@@ -52,7 +53,7 @@ UnavailableReason = Literal[
     "no_engine", "all_failed", "rate_limited", "network", "deadline", "http_status", "busy"
 ]
 EngineState = Literal["disabled", "closed", "open", "half_open"]
-DisabledReason = Literal["disabled", "no_credential"]
+DisabledReason = Literal["disabled", "no_credential", "no_base_url"]
 
 ENGINE_ERROR_CLASSES: Final[tuple[EngineErrorClass, ...]] = get_args(EngineErrorClass)
 

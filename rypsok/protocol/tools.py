@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
+from rypsok.core.model import DisabledReason
 from rypsok.core.search.request import TIME_RANGES
 
 # Normative texts (external design §2 and §3), code marks as the book's source has them.
@@ -78,7 +79,7 @@ def _status_output() -> dict[str, Any]:
                             "enum": ["disabled", "closed", "open", "half_open"],
                         },
                         "latency_ms": {"type": ["integer", "null"]},
-                        "reason": {"type": "string", "enum": ["disabled", "no_credential"]},
+                        "reason": {"type": "string", "enum": list(get_args(DisabledReason))},
                     },
                     "required": ["id", "state", "latency_ms"],
                 },

@@ -59,7 +59,10 @@ def test_req_ops_003_serve_logs_inactive_engines_at_start() -> None:
     run = cli("serve")
     events = [json.loads(line) for line in run.err.splitlines()]
     inactive = [e for e in events if e["event"] == "engine_inactive"]
-    assert inactive == [dict(inactive[0], engine="brave", reason="no_credential")]
+    assert inactive == [
+        dict(inactive[0], engine="brave", reason="no_credential"),
+        dict(inactive[1], engine="searxng", reason="no_base_url"),
+    ]
     assert run.out == ""
 
 

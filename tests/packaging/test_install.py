@@ -83,4 +83,8 @@ def test_issue_18_pip_install_into_a_fresh_venv_beside_other_packages(tmp_path: 
     assert run("check").returncode == 0
     status = run("status", "--json")
     assert status.returncode == 0, status.stderr
-    assert {e["id"] for e in json.loads(status.stdout)["engines"]} == {"brave", "wikipedia"}
+    assert {e["id"] for e in json.loads(status.stdout)["engines"]} == {
+        "brave",
+        "searxng",
+        "wikipedia",
+    }

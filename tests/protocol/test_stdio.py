@@ -95,6 +95,7 @@ def test_req_status_001_engine_status_reports_states_in_identifier_order() -> No
     assert result["structuredContent"] == {
         "engines": [
             {"id": "brave", "state": "disabled", "latency_ms": None, "reason": "no_credential"},
+            {"id": "searxng", "state": "disabled", "latency_ms": None, "reason": "no_base_url"},
             {"id": "wikipedia", "state": "closed", "latency_ms": None},
         ],
         "notices": [],

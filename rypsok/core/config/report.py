@@ -29,13 +29,19 @@ def call_maxima_ms(config: Config) -> tuple[int, int]:
 
 
 def engine_state(engine: EngineSettings) -> str:
-    if not engine.enabled:
+    reason = engine.inactive_reason
+    if reason == "disabled":
         return "inactive: disabled by configuration"
+    if reason == "no_credential":
+        return f"inactive: {engine.credential_problem or 'no credential could be read'}"
+    if reason == "no_base_url":
+        return f"inactive: {engine.base_url_problem or 'no base_url'}"
+    if engine.admission.operator_instance:
+        # Told here because check reads no network: the instance's own setting.
+        return "active: its instance must list json in search.formats (else it answers 403)"
     if not engine.admission.keyed:
         return "active: no credential needed"
-    if engine.credential is not None:
-        return "active: credential resolved"
-    return f"inactive: {engine.credential_problem or 'no credential could be read'}"
+    return "active: credential resolved"
 
 
 def engine_line(engine: EngineSettings) -> str:
@@ -48,13 +54,27 @@ def engine_line(engine: EngineSettings) -> str:
     ]
     if engine.endpoint is not None:
         parts.append(f"endpoint={engine.endpoint}")
-    if engine.base_url is not None:
+    if engine.base_url_env is not None:
+        parts.append(f"base_url_env={engine.base_url_env}")
+    elif engine.base_url is not None:
         parts.append("base_url=custom")
+    if engine.admission.operator_instance:
+        per_minute, burst, in_flight = engine.rate
+        parts.append(f"rate_per_minute={per_minute} burst={burst} concurrency={in_flight}")
     if engine.admission.keyed:
         parts.append(
             f"api_key_env={engine.api_key_env}" if engine.api_key_env else "api_key_file=set"
         )
     return " ".join(parts) + " " + engine_state(engine)
+
+
+def _plain_http_off_loopback(engine: EngineSettings) -> bool:
+    from urllib.parse import urlsplit
+
+    from rypsok.core.net.hostname import is_loopback_host
+
+    parts = urlsplit(engine.base_url or "")
+    return parts.scheme == "http" and not is_loopback_host(parts.hostname or "")
 
 
 def memory_of(config: Config) -> MemoryEstimate:
@@ -212,12 +232,19 @@ def warnings(config: Config) -> list[str]:
                 f"engines.{engine.id}: the engine scrapes a human-facing page, at your "
                 "risk under the provider's terms; prefer an engine with an API"
             )
+    for engine in config.engines:
+        if engine.enabled and engine.base_url is not None and _plain_http_off_loopback(engine):
+            out.append(
+                f"engines.{engine.id}: queries reach the instance over plain HTTP off "
+                "loopback, readable and alterable on the way; use https, or keep the "
+                "instance on this host or a private network you trust"
+            )
     if config.cache.enabled and not any(
         e.enabled and e.admission.cacheable for e in config.engines
     ):
         out.append(
             "cache.enabled: the cache is on and no enabled engine allows its results "
-            "to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
+            "to be stored (Wikipedia and SearXNG do, Brave and DuckDuckGo do not), so it holds "
             "nothing; turn the cache off, or enable an engine that allows storage"
         )
     memory = memory_of(config)

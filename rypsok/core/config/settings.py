@@ -11,6 +11,7 @@ from typing import Final, Literal, get_args
 
 from rypsok.core.config.secrets import Secret
 from rypsok.core.engines.admission import CATEGORIES, Admission, Endpoint
+from rypsok.core.model import DisabledReason
 from rypsok.core.net.proxy import Proxy as Proxy  # its home is net/; here for readers
 from rypsok.core.net.rules import Rule
 
@@ -165,6 +166,12 @@ class EngineSettings:
     base_url: str | None
     credential: Secret | None
     credential_problem: str | None  # why a keyed engine has no credential
+    # An operator's instance (admission.operator_instance): the variable its base_url
+    # came from, why it has none, and the operator's own rate and concurrency.
+    base_url_env: str | None = None
+    base_url_problem: str | None = None
+    rate_per_minute: int | None = None
+    concurrency: int | None = None
 
     @property
     def driver(self) -> str:
@@ -172,7 +179,26 @@ class EngineSettings:
 
     @property
     def active(self) -> bool:
-        return self.enabled and (not self.admission.keyed or self.credential is not None)
+        return self.enabled and self.inactive_reason is None
+
+    @property
+    def inactive_reason(self) -> DisabledReason | None:
+        """Why the engine is never asked, or None when it is active."""
+        if not self.enabled:
+            return "disabled"
+        if self.admission.keyed and self.credential is None:
+            return "no_credential"
+        if self.admission.operator_instance and self.base_url is None:
+            return "no_base_url"
+        return None
+
+    @property
+    def rate(self) -> tuple[int, int, int]:
+        """(requests per minute, burst, requests in flight) the engine's limiter admits:
+        the record's, or the operator's for an instance of their own."""
+        a = self.admission
+        per_minute = self.rate_per_minute or a.rate_per_minute
+        return per_minute, min(a.burst, per_minute), self.concurrency or a.concurrency
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,8 +117,9 @@ def parse_proxy(text: str) -> tuple[str, int] | None:
     return host.strip("[]"), port or 80
 
 
-def parse_base_url(text: str) -> str | None:
-    """A MediaWiki root: https anywhere, plain http on a loopback host only."""
+def parse_base_url(text: str, http_anywhere: bool = False) -> str | None:
+    """An engine's root URL: https anywhere; plain http on a loopback host only, or on
+    any host for an instance the operator runs (http_anywhere)."""
     if len(text) > limits.default("LIM-F9"):
         return None
     try:
@@ -134,7 +135,7 @@ def parse_base_url(text: str) -> str | None:
     host = _host(f"[{hostname}]" if ":" in hostname else hostname)
     if host is None:
         return None
-    if parts.scheme == "http" and not is_loopback_host(host):
+    if parts.scheme == "http" and not http_anywhere and not is_loopback_host(host):
         return None
     netloc = host if port is None else f"{host}:{port}"
     return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}"

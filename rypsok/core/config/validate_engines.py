@@ -24,9 +24,16 @@ SCRAPING_REFUSED = (
     "[scraping] enabled = true, at the operator's risk under the provider's terms."
 )
 
-# With no [engines.*] table: Wikipedia (keyless) and Brave keyed by BRAVE_API_KEY.
+# With no [engines.*] table: Wikipedia (keyless), Brave keyed by BRAVE_API_KEY, and a
+# SearXNG instance at the URL in SEARXNG_URL; each of the last two is inactive without
+# its variable.
 DEFAULT_ENGINES: dict[str, Table] = {
     "brave": {"type": "brave", "categories": ["general", "news"], "api_key_env": "BRAVE_API_KEY"},
+    "searxng": {
+        "type": "searxng",
+        "categories": list(CATEGORIES),
+        "base_url_env": "SEARXNG_URL",
+    },
     "wikipedia": {"type": "wikipedia", "categories": ["general", "science"]},
 }
 
@@ -40,7 +47,12 @@ ENGINE_KEYS = (
     "api_key_file",
     "endpoint",
     "base_url",
+    "base_url_env",
+    "rate_per_minute",
+    "concurrency",
 )
+BASE_URL_HTTPS = "an absolute https URL (plain http only on a loopback host)"
+BASE_URL_ANY = "an absolute http or https URL without credentials, query or fragment"
 DRIVERS = ", ".join(records.ADMISSIONS)
 
 
@@ -116,12 +128,26 @@ def _engine(
                 path,
                 "base_url",
                 "",
-                "an absolute https URL (plain http only on a loopback host)",
-                parse_base_url,
+                BASE_URL_ANY if admission.operator_instance else BASE_URL_HTTPS,
+                lambda t: parse_base_url(t, http_anywhere=admission.operator_instance),
             )
             base_url = text or None
         else:
             r.add((*path, "base_url"), f"the {driver} driver takes no base_url", key=True)
+    url_env, url_problem = None, None
+    if admission.operator_instance:
+        url_env, from_env, url_problem = _base_url_env(r, entry, path, env)
+        base_url = base_url or from_env
+        rate = {
+            name: r.ranged(entry, path, name, 0, low, high) or None
+            for name, (low, high) in records.OPERATOR_RATES.items()
+            if name in entry
+        }
+    else:
+        rate = {}
+        for name in ("base_url_env", *records.OPERATOR_RATES):
+            if name in entry:
+                r.add((*path, name), f"the {driver} driver takes no {name}", key=True)
 
     key_env, key_file = entry.get("api_key_env", MISSING), entry.get("api_key_file", MISSING)
     credential: secrets.Secret | None = None
@@ -163,7 +189,41 @@ def _engine(
         base_url=base_url,
         credential=credential,
         credential_problem=problem,
+        base_url_env=url_env,
+        base_url_problem=url_problem,
+        rate_per_minute=rate.get("rate_per_minute"),
+        concurrency=rate.get("concurrency"),
     )
+
+
+def _base_url_env(
+    r: Reader, entry: Table, path: Path, env: Mapping[str, str]
+) -> tuple[str | None, str | None, str | None]:
+    """(the variable named, the URL it holds, why there is none) for an operator's
+    instance: its base_url is written in the table or read from base_url_env. An unset
+    variable leaves the engine inactive, as an unset key does; a value that is no URL is
+    an error, told without the value."""
+    name = entry.get("base_url_env", MISSING)
+    if name is MISSING:
+        if "base_url" not in entry:
+            r.add(path, "an instance engine needs base_url or base_url_env", key=True)
+        return None, None, None
+    if "base_url" in entry:
+        r.add(path, "give only one of base_url and base_url_env", key=True)
+        return None, None, None
+    if not isinstance(name, str):
+        r.add((*path, "base_url_env"), f"expected a variable name, found {describe(name)}")
+        return None, None, None
+    if not secrets.is_variable_name(name):
+        r.add((*path, "base_url_env"), NOT_A_VARIABLE)
+        return None, None, None
+    value = env.get(name, "").strip()
+    if not value:
+        return name, None, f"environment variable {name} is unset or empty"
+    url = parse_base_url(value, http_anywhere=True)
+    if url is None:
+        r.add((*path, "base_url_env"), f"the variable {name} does not hold {BASE_URL_ANY}")
+    return name, url, None
 
 
 def _categories(r: Reader, entry: Table, path: Path) -> tuple[str, ...]:

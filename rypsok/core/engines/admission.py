@@ -34,6 +34,13 @@ class Admission:
     time_ranges: bool  # honours time_range
     endpoints: tuple[Endpoint, ...] = ()  # values of the `endpoint` key; () when none
     accepts_base_url: bool = False
+    # The engine is an instance the operator runs: it has no endpoint without base_url,
+    # which may then be plain http on any host (a compose service, a private address),
+    # and the operator may set its rate and concurrency in the engine's table.
+    operator_instance: bool = False
+    # The request names how many results to return; without it the pipeline keeps the
+    # first results_per_engine of the answer.
+    takes_count: bool = True
     response_bytes: int = 0  # bound after decompression
     # The answer is a page made for people: the driver's parse runs in a worker thread
     # under the parsing permits shared with web_fetch (LIM-C5), never on the event loop.
@@ -88,9 +95,34 @@ DUCKDUCKGO: Final = Admission(
     html_answer=True,
 )
 
+SEARXNG: Final = Admission(
+    driver="searxng",
+    keyed=False,
+    scraping=False,
+    cacheable=True,  # the operator's own instance: its answers are the operator's
+    attribution_required=False,
+    # Defaults for an instance that serves other users too; rate_per_minute and
+    # concurrency in the engine's table set others (OPERATOR_RATES).
+    rate_per_minute=60,
+    burst=5,
+    concurrency=2,
+    max_query_chars=600,
+    max_query_words=None,
+    time_ranges=True,
+    accepts_base_url=True,
+    operator_instance=True,
+    takes_count=False,
+    response_bytes=limits.default("LIM-E1"),
+)
+
+# What an operator may set for an engine of an operator_instance record: (least, most).
+OPERATOR_RATES: Final = {"rate_per_minute": (1, 600), "concurrency": (1, 8)}
+
 # The driver types this build admits, by the name a configuration uses; each has its driver
 # in engines/registry.py.
-ADMISSIONS: Final[dict[str, Admission]] = {a.driver: a for a in (WIKIPEDIA, BRAVE, DUCKDUCKGO)}
+ADMISSIONS: Final[dict[str, Admission]] = {
+    a.driver: a for a in (WIKIPEDIA, BRAVE, DUCKDUCKGO, SEARXNG)
+}
 
 
 def admission(driver: str) -> Admission | None:

@@ -20,6 +20,7 @@ from typing import Protocol
 from urllib.parse import quote
 
 # Re-exported: the records are their own module, which the configuration reads alone.
+from rypsok.core import limits
 from rypsok.core.config.settings import SafeSearch
 from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
 from rypsok.core.engines.admission import Admission as Admission
@@ -37,6 +38,9 @@ class EngineQuery:
     safe_search: SafeSearch
     time_range: str | None  # day, week, month, year
     count: int  # results requested (LIM-S3)
+    # What rypsok waits for one engine request (LIM-S5): a metasearch instance is told to
+    # give up on its own upstreams before then.
+    engine_timeout_ms: int = limits.default("LIM-S5")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,18 @@ class RawResult:
     snippet: str
     date: str | None = None  # YYYY-MM-DD when the provider supplied one
     markup: bool = True  # title/snippet may carry markup and entities
+    # A metasearch provider's own upstream engines that gave the result, as names its
+    # driver checked against a strict shape: shown only with attribution.
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PartialAnswer:
+    """An answer whose provider said that some of its own upstream sources did not
+    answer (a metasearch instance): the results, and how many sources were missing."""
+
+    results: list[RawResult]
+    sources_down: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +79,15 @@ class OutboundRequest:
 class EngineFailure(Exception):
     """A failed engine request, classified; carries no provider text."""
 
-    def __init__(self, error_class: str, retry_after_s: float | None = None) -> None:
+    def __init__(
+        self, error_class: str, retry_after_s: float | None = None, hint: str | None = None
+    ) -> None:
         super().__init__(error_class)
         self.error_class = error_class
         self.retry_after_s = retry_after_s
+        # The driver's own sentence for the operator's log (what to change), never
+        # provider text.
+        self.hint = hint
 
 
 # -- The driver contract ---------------------------------------------------------------------
@@ -99,13 +120,21 @@ class Driver(Protocol):
         """The GET to send, with every parameter; only for a query that is not skipped."""
         ...
 
-    def parse(self, status: int, header: HeaderLookup, body: bytes) -> list[RawResult]:
+    def parse(
+        self, status: int, header: HeaderLookup, body: bytes
+    ) -> list[RawResult] | PartialAnswer:
         """Results of a provider answer; raises `EngineFailure` for every failure.
 
-        An empty list is an empty answer, not a failure. A timeout is the pipeline's to
-        classify: the driver only sees answers that arrived.
+        An empty list is an empty answer, not a failure. A `PartialAnswer` is an answer
+        whose provider reported some of its own sources down. A timeout is the
+        pipeline's to classify: the driver only sees answers that arrived.
         """
         ...
+
+
+def results_of(answer: list[RawResult] | PartialAnswer) -> list[RawResult]:
+    """The results of a parse, whether or not the provider reported sources down."""
+    return answer.results if isinstance(answer, PartialAnswer) else answer
 
 
 # What a page driver's parse reads between steps: set once the call no longer waits for it.

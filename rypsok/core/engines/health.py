@@ -35,10 +35,9 @@ class EngineHealth:
             return int(statistics.median_low(self._latencies))
 
     def report(self) -> EngineReport:
-        if not self.engine.enabled:
-            return EngineReport(self.engine.id, "disabled", None, "disabled")
-        if not self.engine.active:
-            return EngineReport(self.engine.id, "disabled", None, "no_credential")
+        reason = self.engine.inactive_reason
+        if reason is not None:
+            return EngineReport(self.engine.id, "disabled", None, reason)
         state: EngineState = self.circuit.state
         return EngineReport(self.engine.id, state, self.median_latency_ms())
 

@@ -33,6 +33,12 @@ def _brave() -> ModuleType:
     return brave
 
 
+def _searxng() -> ModuleType:
+    from rypsok.core.engines import searxng
+
+    return searxng
+
+
 def _duckduckgo() -> ModuleType:
     from rypsok.core.engines import duckduckgo
 
@@ -45,6 +51,7 @@ DRIVER_MODULES: dict[str, tuple[Callable[[], ModuleType], str]] = {
     "wikipedia": (_wikipedia, "WikipediaDriver"),
     "brave": (_brave, "BraveDriver"),
     "duckduckgo": (_duckduckgo, "DuckDuckGoDriver"),
+    "searxng": (_searxng, "SearxngDriver"),
 }
 
 

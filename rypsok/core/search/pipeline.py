@@ -27,7 +27,14 @@ import anyio
 
 from rypsok.core import boundary, privacy
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.base import Driver, EngineFailure, EngineQuery, PageDriver, RawResult
+from rypsok.core.engines.base import (
+    Driver,
+    EngineFailure,
+    EngineQuery,
+    PageDriver,
+    PartialAnswer,
+    RawResult,
+)
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.engines.registry import endpoint_for
@@ -120,6 +127,7 @@ class SearchService:
             safe_search=s.safe_search,
             time_range=request.time_range,
             count=s.results_per_engine,
+            engine_timeout_ms=s.engine_timeout_ms,
         )
         # A flagged query (warned about or masked) neither reads nor feeds the cache.
         cache_caller = None if flagged else caller
@@ -131,15 +139,17 @@ class SearchService:
             i.engine.id: list(i.cached) for i in selected if i.cached is not None
         }
         asked = [i for i in selected if i.cached is None]
+        # Engines whose answer said some of their own upstream sources were down: how many.
+        shortfalls: dict[str, int] = {}
         with anyio.move_on_at(deadline) as overall:
             async with anyio.create_task_group() as group:
                 for item in asked[1:]:
-                    group.start_soon(self._ask, item, engine_query, deadline, outcomes)
+                    group.start_soon(self._ask, item, engine_query, deadline, outcomes, shortfalls)
                 # The first engine is asked from this task, inside the group: as concurrent
                 # as a task of its own (the others run whenever it waits), one task fewer
                 # to start; a cancellation reaches it the same way.
                 if asked:
-                    await self._ask(asked[0], engine_query, deadline, outcomes)
+                    await self._ask(asked[0], engine_query, deadline, outcomes, shortfalls)
         for item in selected:
             if item.engine.id not in outcomes:  # cut by the search deadline
                 outcomes[item.engine.id] = _Failed("timeout")
@@ -153,6 +163,9 @@ class SearchService:
             failure = outcomes[item.engine.id]
             assert isinstance(failure, _Failed)
             notices.append(Notice("engine_unavailable", item.engine.id, failure.error_class))
+        for engine_id, down in sorted(shortfalls.items()):
+            if isinstance(outcomes.get(engine_id), list):
+                notices.append(Notice("engine_incomplete", engine_id, count=down))
         if not answered:
             late = overall.cancelled_caught or anyio.current_time() >= deadline
             raise search_deadline() if late else all_failed()
@@ -281,6 +294,7 @@ class SearchService:
         query: EngineQuery,
         deadline: float,
         outcomes: dict[str, list[RawResult] | _Failed],
+        shortfalls: dict[str, int],
     ) -> None:
         """One engine request; every way it can end is recorded, none escapes."""
         engine = item.engine
@@ -304,7 +318,8 @@ class SearchService:
                     max_bytes=request.max_bytes,
                     connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
                     total_timeout_s=budget,
-                    allow_http=engine.base_url is not None and _loopback_url(request.url),
+                    allow_http=engine.base_url is not None
+                    and (engine.admission.operator_instance or _loopback_url(request.url)),
                     engine=self._profile(engine),
                 )
                 latency_ms = int((anyio.current_time() - started) * 1000)
@@ -326,13 +341,21 @@ class SearchService:
                     lambda cancel: page.parse(status, header, body, cancel=cancel),
                 )
             else:
-                results = item.driver.parse(response.status, response.header, response.body)
+                parsed = item.driver.parse(response.status, response.header, response.body)
+                if isinstance(parsed, PartialAnswer):
+                    shortfalls[engine.id] = parsed.sources_down
+                    parsed = parsed.results
+                results = parsed
+            if not engine.admission.takes_count:
+                # A provider without a count parameter answers with a whole page: keep
+                # what would have been asked of it (LIM-S3).
+                del results[query.count :]
         except anyio.get_cancelled_exc_class():
             if item.probe:
                 health.circuit.abandon_probe()
             raise
         except EngineFailure as failure:
-            self._failed(engine, failure.error_class, failure.retry_after_s, outcomes)
+            self._failed(engine, failure.error_class, failure.retry_after_s, outcomes, failure.hint)
             return
         except ClientError as error:
             self._failed(engine, _CLIENT_CLASS.get(error.kind, "request_failure"), None, outcomes)
@@ -356,6 +379,7 @@ class SearchService:
         error_class: str,
         retry_after_s: float | None,
         outcomes: dict[str, list[RawResult] | _Failed],
+        hint: str | None = None,
     ) -> None:
         outcomes[engine.id] = _Failed(error_class)
         self.health.get(engine.id).circuit.record_failure(error_class, retry_after_s)
@@ -363,7 +387,10 @@ class SearchService:
             cap = self.config.resilience.max_cooldown_s
             self.limiters[engine.id].hold(min(retry_after_s, cap))
         counters.add("engine_errors", engine.id, error_class)
-        log.info("engine_failed", engine=engine.id, **{"class": error_class})
+        if hint is None:
+            log.info("engine_failed", engine=engine.id, **{"class": error_class})
+        else:
+            log.info("engine_failed", engine=engine.id, hint=hint, **{"class": error_class})
 
     def _results(
         self,
@@ -423,7 +450,7 @@ class SearchService:
                     url=result.url,
                     snippet=cleaned.snippet,
                     date=result.date,
-                    engines=result.engines if attribution else None,
+                    engines=(result.engines + result.sources) if attribution else None,
                 )
             )
         notices = [

@@ -61,6 +61,7 @@ class Observation:
     # Provenance of title and snippet: True for raw provider text (markup and entities
     # still in it), False for text a parser already decoded (RawResult.markup).
     markup: bool = True
+    sources: tuple[str, ...] = ()  # a metasearch engine's upstreams (RawResult.sources)
 
 
 class Observed(Protocol):
@@ -77,6 +78,8 @@ class Observed(Protocol):
     def date(self) -> str | None: ...
     @property
     def markup(self) -> bool: ...
+    @property
+    def sources(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,9 @@ class RankedResult:
     score: int
     engines: tuple[str, ...]  # by preference, then identifier
     markup: bool = True  # the lead observation's provenance, which title and snippet share
+    # Attribution below an engine: "<engine>/<upstream>" for each upstream a metasearch
+    # engine named for its best observation of the result, in the order of engines.
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +211,7 @@ def _build(entry: _Entry) -> RankedResult:
             score=-negated,
             engines=(lead[2],),
             markup=item.markup,
+            sources=tuple([f"{lead[2]}/{name}" for name in item.sources]) if item.sources else (),
         )
     shown = lead
     if not lead[3].https:
@@ -219,6 +226,7 @@ def _build(entry: _Entry) -> RankedResult:
                 date = candidate[4].date
                 break
     firsts = best.values()
+    ordered_firsts = sorted(firsts, key=lambda c: (c[1], c[2]))
     return RankedResult(
         url=shown[3].url,
         key=key,
@@ -228,6 +236,7 @@ def _build(entry: _Entry) -> RankedResult:
         observations=tuple([Seen(c[2], c[0]) for c in firsts]),
         score=-negated,
         # By preference, then identifier: the (preference, engine) pairs sort as they are.
-        engines=tuple([engine for _, engine in sorted([(c[1], c[2]) for c in firsts])]),
+        engines=tuple([c[2] for c in ordered_firsts]),
         markup=item.markup,
+        sources=tuple([f"{c[2]}/{name}" for c in ordered_firsts for name in c[4].sources]),
     )

@@ -289,7 +289,7 @@ def test_req_cfg_005_engine_identifier_of_an_inline_table_is_placed_at_its_key(
 def test_req_cfg_005_a_table_level_problem_is_placed_at_the_tables_key(write_config) -> None:
     inline = f'{VERSION}[engines]\nw = {{ categories = ["general"] }}\n'
     assert problems(write_config, inline) == [
-        "engines.w: needs a type: one of wikipedia, brave, duckduckgo (line 3, column 1)"
+        "engines.w: needs a type: one of wikipedia, brave, duckduckgo, searxng (line 3, column 1)"
     ]
     keyed = f'{VERSION}[engines.b]\ntype = "brave"\ncategories = ["general"]\n'
     assert problems(write_config, keyed) == [

@@ -52,13 +52,20 @@ def test_req_cfg_003_every_keyed_range_is_enforced_at_both_ends(tmp_path: Path) 
             assert any(p.key == key for p in info.value.problems), (key, bad)
 
 
-def test_req_cfg_003_zero_configuration_has_wikipedia_and_brave() -> None:
+def test_req_cfg_003_zero_configuration_has_wikipedia_brave_and_searxng() -> None:
     config = load(None, {})
     engines = {e.id: e for e in config.engines}
-    assert set(engines) == {"brave", "wikipedia"}
+    assert set(engines) == {"brave", "searxng", "wikipedia"}
     assert engines["wikipedia"].active and not engines["brave"].active
     assert engines["brave"].api_key_env == "BRAVE_API_KEY"
     assert load(None, {"BRAVE_API_KEY": "k" * 30}).engines[0].active
+    # Issue 19: SearXNG from SEARXNG_URL, inactive without it, like Brave without its key.
+    assert not engines["searxng"].active
+    assert engines["searxng"].inactive_reason == "no_base_url"
+    assert engines["searxng"].base_url_env == "SEARXNG_URL"
+    assert engines["searxng"].categories == ("general", "news", "science", "code")
+    searxng = load(None, {"SEARXNG_URL": "http://searxng:8080/"}).engines[1]
+    assert searxng.active and searxng.base_url == "http://searxng:8080"
 
 
 # -- kinds ------------------------------------------------------------------------------------
@@ -174,7 +181,7 @@ def test_request_timeout_depends_on_fetch_deadline(write_config) -> None:
 
 def test_unknown_driver(write_config) -> None:
     assert problems(write_config, '[engines.x]\ntype = "google"\ncategories = ["general"]\n') == [
-        "engines.x.type: no such driver; one of wikipedia, brave, duckduckgo (line 3, column 8)"
+        "engines.x.type: no such driver; one of wikipedia, brave, duckduckgo, searxng (line 3, column 8)"
     ]
 
 
@@ -209,7 +216,7 @@ def test_req_cfg_005_engine_identifier_grammar_is_enforced_naming_the_identifier
 def test_engine_needs_type_and_categories(write_config) -> None:
     found = problems(write_config, "[engines.w]\nenabled = true\n")
     assert found == [
-        "engines.w: needs a type: one of wikipedia, brave, duckduckgo (line 2, column 10)"
+        "engines.w: needs a type: one of wikipedia, brave, duckduckgo, searxng (line 2, column 10)"
     ]
     found = problems(write_config, '[engines.w]\ntype = "wikipedia"\ncategories = ["sports"]\n')
     assert found == [

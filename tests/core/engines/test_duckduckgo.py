@@ -801,7 +801,7 @@ def test_req_eng_012_decoded_text_is_shown_as_text_not_decoded_again(tmp_path: P
 
 
 def test_req_eng_004_every_admitted_type_has_its_driver() -> None:
-    assert set(registry.ADMISSIONS) == {"wikipedia", "brave", "duckduckgo"}
+    assert set(registry.ADMISSIONS) == {"wikipedia", "brave", "duckduckgo", "searxng"}
     assert isinstance(registry.driver_for(engine_settings()), DuckDuckGoDriver)
     assert registry.driver_for(engine_settings()).admission is ADMISSION
 

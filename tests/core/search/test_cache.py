@@ -256,6 +256,7 @@ def test_req_cache_003_every_field_of_the_key_separates_entries() -> None:
         "safe_search": "strict",
         "time_range": "week",
         "count": 20,
+        "engine_timeout_ms": 1500,
     }
     assert set(changes) == {f.name for f in dataclasses.fields(EngineQuery)}
     others += [
@@ -731,7 +732,7 @@ def test_req_cmp_007_check_warns_when_no_enabled_engine_allows_storage(write_con
     warned = [x for x in run.lines if x.startswith("rypsok: warning: cache.enabled: ")]
     assert warned == [
         "rypsok: warning: cache.enabled: the cache is on and no enabled engine allows its "
-        "results to be stored (Wikipedia does, Brave and DuckDuckGo do not), so it holds "
+        "results to be stored (Wikipedia and SearXNG do, Brave and DuckDuckGo do not), so it holds "
         "nothing; turn the cache off, or enable an engine that allows storage"
     ]
     with_wiki = check(write_config("config_version = 1\n" + CACHE_ON + WIKI_ONLY))
