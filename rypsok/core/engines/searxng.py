@@ -88,7 +88,9 @@ class SearxngDriver:
         self.admission = ADMISSION
         if settings.base_url is None:
             raise ValueError("the searxng driver needs a base_url")
-        self._search_url = settings.base_url.rstrip("/") + "/search"
+        root = settings.base_url.rstrip("/")
+        # An operator may paste the search page's own address: it is the root's /search.
+        self._search_url = root if root.endswith("/search") else root + "/search"
 
     def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if query.time_range is not None and query.time_range not in TIME_RANGES:

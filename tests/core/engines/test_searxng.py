@@ -98,6 +98,8 @@ def test_searxng_record_endpoint_is_get_search_with_json_and_every_parameter() -
     }
     request = driver_for(settings("https://search.corp.example/searxng/")).request(query())
     assert request.url.startswith("https://search.corp.example/searxng/search?q=rust")
+    pasted = driver_for(settings("http://127.0.0.1:8888/search")).request(query())
+    assert pasted.url.startswith("http://127.0.0.1:8888/search?q=rust")
     assert ("Accept", "application/json") in request.headers
     assert request.max_bytes == admission.SEARXNG.response_bytes == 1024 * 1024
 
