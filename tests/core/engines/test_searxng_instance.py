@@ -27,6 +27,7 @@ from tests.support.mcp_lines import answers, call, lines
 from tests.support.searxng import (
     Hit,
     Searxng,
+    running_searxng,
     searxng_fixture,
     searxng_instance_fixture,
     searxng_instance_nojson_fixture,
@@ -415,3 +416,36 @@ def test_issue_19_with_only_searxng_url_set_a_search_returns_the_instances_web_r
     assert len(urls) == len(set(urls)) == 5
     assert {"https://m0.example/page", "https://moths.example/"} <= set(urls)
     assert {r.query for r in searxng.upstream.requests} == {"moth"}
+
+
+# -- The instance's own limiter ----------------------------------------------------------------
+
+
+def test_searxng_record_errors_429_from_the_real_limiter_is_rate_limited(
+    write_config: Any,
+) -> None:
+    """An instance with server.limiter on (and the Redis server the harness starts for it)
+    refuses rypsok, which sends no browser's headers and never will: 429, before any engine
+    runs, with no Retry-After. rypsok counts it as rate_limited and takes no cooldown from
+    it, and none of the instance's text reaches the answer."""
+    with running_searxng(limiter=True) as instance:
+        [result], run = _serve(_config(write_config, instance.base_url), {"query": "x"})
+        status, header, body = _real(instance, {"q": "x", "format": "json"})
+        asked, refused, log = instance.upstream.requests, instance.refused(), instance.log_text()
+    assert "requires Valkey" not in log and refused == []  # the limiter was installed
+    assert asked == []  # refused before any engine ran
+    assert result["isError"]
+    assert result["structuredContent"]["error"]["detail"] == {"reason": "all_failed"}
+    assert "Too Many Requests" not in run.out and "retry_after" not in run.out
+    [failed] = [e for e in _events(run) if e["event"] == "engine_failed"]
+    assert (failed["engine"], failed["class"]) == ("searxng", "rate_limited")
+    assert "hint" not in failed
+    assert not [e for e in _events(run) if "cooldown" in json.dumps(e)]
+    # The limiter's 429 to a plain request, read directly and handed to the driver.
+    assert (status, header("retry-after"), body) == (429, None, b"Too Many Requests")
+    driver = driver_for(
+        next(e for e in load(None, {"SEARXNG_URL": instance.base_url}).engines if e.id == "searxng")
+    )
+    with pytest.raises(EngineFailure) as info:
+        driver.parse(status, header, body)
+    assert (info.value.error_class, info.value.retry_after_s) == ("rate_limited", None)
