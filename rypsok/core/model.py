@@ -31,6 +31,8 @@ NoticeCode = Literal[
     "extraction_partial",
     "from_cache",
     "engine_incomplete",
+    "content_changed",  # web_fetch: the page's content differs from the hash the caller had
+    "not_content",  # web_fetch: the page is a soft 404, a login or a consent wall (reason)
 ]
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
@@ -50,7 +52,14 @@ DeniedReason = Literal[
     "secret_in_url",
 ]
 UnavailableReason = Literal[
-    "no_engine", "all_failed", "rate_limited", "network", "deadline", "http_status", "busy"
+    "no_engine",
+    "all_failed",
+    "rate_limited",
+    "network",
+    "deadline",
+    "http_status",
+    "busy",
+    "blocked",  # web_fetch: the site answered with a bot challenge instead of the page
 ]
 EngineState = Literal["disabled", "closed", "open", "half_open"]
 DisabledReason = Literal["disabled", "no_credential", "no_base_url"]
@@ -225,10 +234,14 @@ class FetchResponse:
     next_start_char: int | None
     notices: tuple[Notice, ...] = ()
     outcome: Outcome = "ok"
+    # SHA-256 (hex) of the whole extracted content, not only of this part: a caller
+    # continuing with start_char can tell whether the page changed in between.
+    content_sha256: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "content": self.content,
+            "content_sha256": self.content_sha256,
             "notices": [n.to_json() for n in self.notices],
             "outcome": self.outcome,
             "title": self.title,

@@ -173,10 +173,19 @@ def _fetch_output() -> dict[str, Any]:
             "url": {"type": "string"},
             "title": {"type": "string"},
             "content": {"type": "string"},
+            "content_sha256": {"type": "string"},
             "truncated": {"type": "boolean"},
             "next_start_char": {"type": "integer"},
         },
-        "required": ["outcome", "notices", "url", "title", "content", "truncated"],
+        "required": [
+            "outcome",
+            "notices",
+            "url",
+            "title",
+            "content",
+            "content_sha256",
+            "truncated",
+        ],
     }
 
 

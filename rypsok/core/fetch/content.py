@@ -10,6 +10,7 @@ about 20 MiB more at the peak of four such fetches (docs/memory.md).
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -48,6 +49,13 @@ class PageText:
 
     def __str__(self) -> str:
         return "".join(self._parts)
+
+    def sha256(self) -> str:
+        """SHA-256 (hex) of the text's UTF-8, fed part by part: never one string."""
+        digest = hashlib.sha256()
+        for part in self._parts:
+            digest.update(part.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
 
     def blank(self) -> bool:
         """Whether the text is nothing but white space (str.strip's)."""

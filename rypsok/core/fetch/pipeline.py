@@ -453,6 +453,7 @@ class FetchService:
             truncated=truncated,
             next_start_char=end if truncated else None,
             notices=tuple(notices),
+            content_sha256=content.sha256(),
         )
 
 

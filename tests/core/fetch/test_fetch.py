@@ -5,6 +5,7 @@ through an allow rule written in each test's configuration (REQ-TEST-005)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import ipaddress
 import json
@@ -84,6 +85,7 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
         second = fetch(core, url=s.url("/rust-ownership"), max_chars=500, start_char=500)
     assert whole == {
         "content": BOOK_CONTENT,
+        "content_sha256": hashlib.sha256(BOOK_CONTENT.encode()).hexdigest(),
         "notices": [],
         "outcome": "ok",
         "title": "Rust ownership, in short",
@@ -94,6 +96,8 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
     assert first["next_start_char"] == 500
     assert second["content"] == BOOK_CONTENT[500:1000]
     assert second["truncated"] is False and "next_start_char" not in second
+    # Issue 20: every part carries the hash of the whole content, not of its part.
+    assert first["content_sha256"] == second["content_sha256"] == whole["content_sha256"]
 
 
 def test_req_fetch_005_start_char_beyond_the_content_states_its_length(tmp_path: Path) -> None:
