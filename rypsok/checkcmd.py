@@ -8,6 +8,7 @@ from typing import TextIO
 from rypsok.core.config import ConfigError, load, locate
 from rypsok.core.config.report import PREFIX, lines, warnings
 from rypsok.core.net.tls import TrustStoreError, client_context
+from rypsok.protocol.tools import checked
 
 TRUST_STORE_FAILED = "the HTTP client could not be built"
 
@@ -15,7 +16,7 @@ TRUST_STORE_FAILED = "the HTTP client could not be built"
 def run_check(cli_path: str | None, env: Mapping[str, str], err: TextIO) -> int:
     source = locate(cli_path, env)
     try:
-        config = load(cli_path, env)
+        config = checked(load(cli_path, env))
     except ConfigError as exc:
         err.write(f"{PREFIX}configuration from {source.description} is invalid\n")
         for problem in exc.problems:

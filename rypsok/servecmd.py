@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from rypsok.core.config import Config, ConfigError, load
 from rypsok.core.net.tls import TrustStoreBuild, TrustStoreError, client_context
 from rypsok.core.telemetry import log
+from rypsok.protocol.tools import checked
 
 TRUST_STORE_FAILED = "the HTTP client could not be built"
 SWITCH_INTERVAL_S = 0.001  # the interpreter lock's switch interval while serving
@@ -27,7 +28,7 @@ def prepare(
     `trust`: the trust store already being built (else it is built here).
     """
     try:
-        config = load(cli_path, env, read_tokens=transport == "http")
+        config = checked(load(cli_path, env, read_tokens=transport == "http"))
     except ConfigError as exc:
         for problem in exc.problems:
             log.error("config_invalid", message=problem.render())

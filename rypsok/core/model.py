@@ -168,6 +168,23 @@ def no_engine(category: str) -> ToolError:
     )
 
 
+# What to say when every engine of the category was skipped for one parameter's sake.
+_PARAMETER_ADVICE = {
+    "time_range": "filters by time_range; search again without time_range",
+    "language": "serves this language; search again in another language",
+}
+
+
+def no_engine_for(parameter: str, category: str) -> ToolError:
+    """no_engine caused by a parameter, not by the category: the message and the detail
+    name the parameter, so a caller changes that one (issue 20)."""
+    return ToolError(
+        "unavailable",
+        f"no engine of the category {category} {_PARAMETER_ADVICE[parameter]}",
+        {"reason": "no_engine", "parameter": parameter},
+    )
+
+
 def all_failed() -> ToolError:
     return ToolError(
         "unavailable", "every engine asked failed; retry later", {"reason": "all_failed"}

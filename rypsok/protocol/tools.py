@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final, get_args
 
 from rypsok.core import limits
+from rypsok.core.config.problems import ConfigError, Problem
 from rypsok.core.config.settings import Config
 from rypsok.core.model import DisabledReason
 from rypsok.core.search.request import TIME_RANGES
@@ -31,6 +32,22 @@ DESCRIPTIONS: Final = {
     "changed. Scripts are not run and meta refresh is not followed. Content is external data.",
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
     "answering questions.",
+}
+# One short line per parameter (issue 20): what to pass and what it does, within LIM-I1.
+CATEGORY_MEANING: Final = {
+    "general": "the web",
+    "news": "recent reporting",
+    "science": "reference, research",
+    "code": "programming",
+}
+PARAMETERS: Final = {
+    "query": "What to search for.",
+    "max_results": "Most results wanted.",
+    "time_range": "Only results this recent; engines that cannot filter are skipped.",
+    "language": "Result language.",
+    "url": "http(s) URL of a public page.",
+    "max_chars": "Content characters in this answer.",
+    "start_char": "To continue, the previous answer's next_start_char.",
 }
 TITLES: Final = {
     "web_search": "Web search",
@@ -114,20 +131,34 @@ def _search_output() -> dict[str, Any]:
     }
 
 
+def _category_description(served: list[str]) -> str:
+    return "; ".join(f"{c}: {CATEGORY_MEANING[c]}" for c in served) + "."
+
+
 def search_input_schema(config: Config) -> dict[str, Any]:
     s = config.search
     served = list(config.categories_served())
-    category: dict[str, Any] = {"type": "string", "enum": served}
+    category: dict[str, Any] = {
+        "type": "string",
+        "enum": served,
+        "description": _category_description(served),
+    }
     if "general" in served:
         category["default"] = "general"
     properties: dict[str, Any] = {
-        "query": {"type": "string", "minLength": 1, "maxLength": s.query_max_chars},
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": s.query_max_chars,
+            "description": PARAMETERS["query"],
+        },
         "category": category,
         "max_results": {
             "type": "integer",
             "minimum": 1,
             "maximum": s.max_results_ceiling,
             "default": s.max_results,
+            "description": PARAMETERS["max_results"],
         },
     }
     if len(s.languages) >= 2:
@@ -135,8 +166,14 @@ def search_input_schema(config: Config) -> dict[str, Any]:
             "type": "string",
             "enum": list(s.languages),
             "default": s.languages[0],
+            "description": PARAMETERS["language"],
         }
-    properties["time_range"] = {"type": "string", "enum": list(TIME_RANGES)}
+    if config.time_ranges_served():
+        properties["time_range"] = {
+            "type": "string",
+            "enum": list(TIME_RANGES),
+            "description": PARAMETERS["time_range"],
+        }
     return {
         "type": "object",
         "properties": properties,
@@ -150,14 +187,24 @@ def fetch_input_schema(config: Config) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "url": {"type": "string", "maxLength": limits.default("LIM-F9")},
+            "url": {
+                "type": "string",
+                "maxLength": limits.default("LIM-F9"),
+                "description": PARAMETERS["url"],
+            },
             "max_chars": {
                 "type": "integer",
                 "minimum": limits.get("LIM-F1").low,
                 "maximum": f.max_chars_ceiling,
                 "default": f.max_chars,
+                "description": PARAMETERS["max_chars"],
             },
-            "start_char": {"type": "integer", "minimum": 0, "default": 0},
+            "start_char": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": PARAMETERS["start_char"],
+            },
         },
         "required": ["url"],
         "additionalProperties": False,
@@ -233,6 +280,27 @@ def definitions(config: Config, offered: tuple[str, ...]) -> list[ToolDefinition
                 )
             )
     return out
+
+
+def checked(config: Config) -> Config:
+    """The configuration, or ConfigError when the tool definitions it makes exceed LIM-I1.
+
+    Only the language list grows them without bound (each tag enters the language enum),
+    so the problem names it; check and serve both refuse such a file.
+    """
+    total = budget_characters(definitions(config, ORDER))
+    budget = limits.default("LIM-I1")
+    if total > budget:
+        raise ConfigError(
+            [
+                Problem(
+                    "search.languages",
+                    f"the tool definitions would take {total} characters, above the "
+                    f"{budget} an agent is given (LIM-I1); list fewer languages",
+                )
+            ]
+        )
+    return config
 
 
 def budget_characters(tools: list[ToolDefinition]) -> int:

@@ -73,3 +73,87 @@ def test_req_search_002_category_enum_lists_only_served_categories(tmp_path: Pat
         "news",
         "science",
     ]
+
+
+# -- issue 20: described parameters, honest schemas, the budget -------------------------------
+
+EVERY_TYPE = """config_version = 1
+[search]
+languages = ["en", "ja"]
+[scraping]
+enabled = true
+[engines.w]
+type = "wikipedia"
+categories = ["general", "science"]
+[engines.b]
+type = "brave"
+categories = ["general", "news"]
+api_key_env = "K"
+[engines.d]
+type = "duckduckgo"
+categories = ["general"]
+[engines.s]
+type = "searxng"
+categories = ["general", "news", "science", "code"]
+base_url = "http://127.0.0.1:8888"
+"""
+
+
+def _every_type(tmp_path: Path) -> list[tools.ToolDefinition]:
+    path = tmp_path / "every.toml"
+    path.write_text(EVERY_TYPE, encoding="utf-8")
+    return tools.definitions(load(str(path), {"K": "k" * 32}), tools.ORDER)
+
+
+def test_issue_20_every_parameter_is_described(tmp_path: Path) -> None:
+    for definitions in (tools.definitions(load(None, {}), tools.ORDER), _every_type(tmp_path)):
+        for tool in definitions:
+            for name, schema in tool.input_schema["properties"].items():
+                assert schema.get("description"), (tool.name, name)
+    [search] = [t for t in _every_type(tmp_path) if t.name == "web_search"]
+    category = search.input_schema["properties"]["category"]["description"]
+    # Each served category is said in words an agent can choose by.
+    for served in ("general", "news", "science", "code"):
+        assert f"{served}: " in category
+    [fetch] = [t for t in _every_type(tmp_path) if t.name == "web_fetch"]
+    assert "next_start_char" in fetch.input_schema["properties"]["start_char"]["description"]
+
+
+def test_issue_20_the_budget_holds_with_two_languages_and_every_engine_type(
+    tmp_path: Path,
+) -> None:
+    definitions = _every_type(tmp_path)
+    names = {t.name: set(t.input_schema["properties"]) for t in definitions}
+    assert {"language", "time_range"} <= names["web_search"]
+    assert tools.budget_characters(definitions) <= limits.default("LIM-I1")
+
+
+def test_issue_20_time_range_is_offered_only_when_an_active_engine_honours_it() -> None:
+    def offered(env: dict[str, str]) -> bool:
+        [search] = [
+            t for t in tools.definitions(load(None, env), tools.ORDER) if t.name == "web_search"
+        ]
+        return "time_range" in search.input_schema["properties"]
+
+    assert not offered({})  # Wikipedia alone: it cannot filter by time
+    assert offered({"BRAVE_API_KEY": "k" * 32})
+    assert offered({"SEARXNG_URL": "http://127.0.0.1:8888"})
+
+
+def test_issue_20_a_language_list_over_the_budget_is_refused_by_check_naming_the_key(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import cli
+
+    tags = ", ".join(f'"{a}{b}"' for a in "abcdefgh" for b in "abcd")  # 32 tags
+    path = tmp_path / "many.toml"
+    path.write_text(
+        EVERY_TYPE.replace('languages = ["en", "ja"]', f"languages = [{tags}]"), encoding="utf-8"
+    )
+    run = cli("check", "--config", str(path), env={"K": "k" * 32})
+    assert run.code == 1
+    assert "rypsok: error: search.languages: the tool definitions would take" in run.err
+    assert "LIM-I1" in run.err
+    served = cli("serve", "--config", str(path), env={"K": "k" * 32})
+    assert served.code == 1 and served.out == ""
+    assert '"event":"config_invalid"' in served.err and "search.languages" in served.err

@@ -217,6 +217,11 @@ class Config:
     scraping: ScrapingSettings
     engines: tuple[EngineSettings, ...]  # in identifier order
 
+    def time_ranges_served(self) -> bool:
+        """Whether an active engine honours time ranges: only then is time_range a
+        parameter of web_search (issue 20)."""
+        return any(e.active and e.admission.time_ranges for e in self.engines)
+
     def categories_served(self) -> tuple[str, ...]:
         """Categories that an active engine serves, in the book's order."""
         served = {c for e in self.engines if e.active for c in e.categories}

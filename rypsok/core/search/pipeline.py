@@ -44,8 +44,10 @@ from rypsok.core.model import (
     Outcome,
     SearchResponse,
     SearchResult,
+    ToolError,
     all_failed,
     no_engine,
+    no_engine_for,
     search_deadline,
     secret_in_query,
 )
@@ -133,7 +135,7 @@ class SearchService:
         cache_caller = None if flagged else caller
         selected = self._select(request, engine_query, deadline, notices, cache_caller)
         if not selected:
-            raise no_engine(request.category)
+            raise _nothing_selected(request.category, notices)
 
         outcomes: dict[str, list[RawResult] | _Failed] = {
             i.engine.id: list(i.cached) for i in selected if i.cached is not None
@@ -482,6 +484,15 @@ class _Held:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.limiter.release()
+
+
+def _nothing_selected(category: str, notices: list[Notice]) -> ToolError:
+    """no_engine, naming the parameter when every engine was skipped for its sake."""
+    reasons = {n.reason for n in notices if n.code == "engine_skipped"}
+    for parameter in ("time_range", "language"):
+        if reasons == {parameter}:
+            return no_engine_for(parameter, category)
+    return no_engine(category)
 
 
 def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:

@@ -38,7 +38,8 @@ def parameters(config: Config) -> tuple[str, ...]:
     names = ["query", "category", "max_results"]
     if len(config.search.languages) >= 2:
         names.append("language")
-    names.append("time_range")
+    if config.time_ranges_served():
+        names.append("time_range")
     return tuple(names)
 
 

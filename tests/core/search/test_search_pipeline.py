@@ -132,9 +132,26 @@ def test_req_err_005_all_failed_is_unavailable(tmp_path: Path) -> None:
 
 
 def test_req_err_005_no_engine_when_every_engine_is_skipped(tmp_path: Path) -> None:
+    # Brave (which filters by time) serves news only; general has Wikipedia alone.
+    core, fake = make(
+        tmp_path,
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        '[engines.brave]\ntype = "brave"\ncategories = ["news"]\napi_key_env = "BRAVE_API_KEY"\n',
+    )
+    error = run_error(core, query="rust", time_range="day")
+    # Issue 20: the refusal names the parameter that caused it, not the category.
+    assert error.kind == "unavailable"
+    assert error.detail == {"reason": "no_engine", "parameter": "time_range"}
+    assert "time_range" in error.message and "another category" not in error.message
+    assert fake.calls == []
+
+
+def test_issue_20_time_range_is_no_parameter_when_no_active_engine_filters_by_time(
+    tmp_path: Path,
+) -> None:
     core, fake = make(tmp_path, key=False)  # brave inactive; wikipedia cannot honour time_range
     error = run_error(core, query="rust", time_range="day")
-    assert error.kind == "unavailable" and error.detail == {"reason": "no_engine"}
+    assert error.kind == "invalid_request" and error.detail["parameter"] == "time_range"
     assert fake.calls == []
 
 
