@@ -42,6 +42,10 @@ NOT_LIMITS = {
     ("pipeline.py", 300),  # HTTP status classes
     ("probecmd.py", 200),  # the status a listener that answers gives
     ("process.py", 32768),  # os.O_BINARY's value on Windows, a flag
+    ("noncontent.py", 300),
+    ("noncontent.py", 500),
+    ("noncontent.py", 150),
+    ("noncontent.py", 2500),  # characters of a title and of prose: non-content heuristics
 }
 
 
