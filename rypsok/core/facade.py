@@ -158,7 +158,8 @@ class Rypsok:
         """web_fetch: one public page's main content; returns within LIM-F5 of the start."""
 
         async def work() -> FetchResponse:
-            return await self.fetches.fetch(fetch_request(self.config, arguments))
+            # The caller owns what is kept of the page for its next part: never shared.
+            return await self.fetches.fetch(fetch_request(self.config, arguments), caller=caller)
 
         maximum = self.config.fetch.deadline_ms + limits.default("LIM-F5")
         return await self._call(

@@ -85,6 +85,33 @@ TABLE: Final[dict[str, Limit]] = _rows(
         "LIM-F14", "URLs remembered for strict mode", 10000, 100, 1000000, "limits.strict_mode_urls"
     ),
     Limit("LIM-F15", "robots.txt entries kept", 1000, 10, 100000, "limits.robots_cache_entries"),
+    # What web_fetch keeps of a page for the next part (issue 20; not in the book's table)
+    Limit(
+        "LIM-F16",
+        "time a fetched page is kept for continuation, s (0: nothing is kept)",
+        120,
+        0,
+        3600,
+        "fetch.continuation_ttl_s",
+    ),
+    Limit(
+        "LIM-F17",
+        "fetched pages kept for continuation",
+        32,
+        1,
+        1000,
+        "fetch.continuation_max_entries",
+    ),
+    Limit(
+        "LIM-F18",
+        "fetched pages kept for continuation, bytes in all (4 bytes a character)",
+        8 * MIB,
+        64 * KIB,
+        64 * MIB,
+        "fetch.continuation_max_bytes",
+    ),
+    Limit("LIM-F19", "content hashes remembered for content_changed, caller-URL pairs", 1024),
+    Limit("LIM-F20", "lifetime of a remembered content hash, times fetch.continuation_ttl_s", 10),
     # Concurrency and rates
     Limit("LIM-C1", "outbound requests in flight", 32, 1, 256, "limits.outbound_in_flight"),
     Limit("LIM-C2", "requests in flight per engine", 2, 1, 8, "limits.per_engine_in_flight"),

@@ -26,6 +26,7 @@ NOT_LIMITS = {
     ("markup.py", 4096),  # a cache size
     ("score.py", 600),
     ("prune.py", 600),  # _HARD_PROSE, characters of prose: an extraction heuristic
+    ("score.py", 120),  # _MIN_ARTICLE, a score: an extraction heuristic
     ("telemetry.py", 1000000),  # nanoseconds in a millisecond
     ("validate.py", 4096),
     ("validate.py", 256),

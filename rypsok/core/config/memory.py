@@ -2,10 +2,13 @@
 
     base + fetches × max_bytes + parses × (k × max_bytes + P)
          + sessions × S (legacy revisions only) + cache entries × entry bytes (cache on)
+         + continuation bytes + LIM-F19 × H (continuation on)
 
 base, P, k and S are LIM-M1 to LIM-M4, measured for CPython on Linux with
-html5lib by tools/measure-memory (docs/memory.md). Each share is rounded up to
-a whole MiB, so the total is never below the exact figure.
+html5lib by tools/measure-memory (docs/memory.md); H is HASH_BYTES below. The pages
+kept for continuation are counted at their byte bound, which is already an upper
+bound (fetch/continuation.py). Each share is rounded up to a whole MiB, so the total
+is never below the exact figure.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from rypsok.core import limits
 MIB = 1024 * 1024
 KIB = 1024
 BUILD = "CPython on Linux"
+# One remembered content hash (a 32-byte key, its hex hash, an expiry and the map's slot):
+# 342 bytes each for 1024 of them under tracemalloc, rounded up.
+HASH_BYTES = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +52,7 @@ class MemoryEstimate:
     parses: int
     sessions: int
     cache: int
+    continuation: int
     total: int
     measured_here: bool  # the constants were measured on this platform (Linux)
     build: str
@@ -66,6 +73,7 @@ def estimate(
     cache_enabled: bool,
     cache_max_entries: int,
     cache_max_entry_bytes: int,
+    continuation_max_bytes: int = 0,
     platform: str = sys.platform,
     constants: Constants | None = None,
 ) -> MemoryEstimate:
@@ -77,7 +85,13 @@ def estimate(
     )
     sessions = _ceil_div(max_sessions * c.session_kib * KIB, MIB) if legacy_revisions else 0
     cache = _ceil_div(cache_max_entries * cache_max_entry_bytes, MIB) if cache_enabled else 0
-    total = c.base_mib + bodies + parses + sessions + cache
+    # 0 bytes: nothing is kept for continuation ([fetch] continuation_ttl_s = 0).
+    continuation = (
+        _ceil_div(continuation_max_bytes + limits.default("LIM-F19") * HASH_BYTES, MIB)
+        if continuation_max_bytes
+        else 0
+    )
+    total = c.base_mib + bodies + parses + sessions + cache + continuation
     here = platform.startswith("linux")
     return MemoryEstimate(
         base=c.base_mib,
@@ -85,6 +99,7 @@ def estimate(
         parses=parses,
         sessions=sessions,
         cache=cache,
+        continuation=continuation,
         total=total,
         measured_here=here,
         build=BUILD,

@@ -87,6 +87,9 @@ def memory_of(config: Config) -> MemoryEstimate:
         cache_enabled=config.cache.enabled,
         cache_max_entries=config.cache.max_entries,
         cache_max_entry_bytes=config.cache.max_entry_bytes,
+        continuation_max_bytes=(
+            config.fetch.continuation_max_bytes if config.fetch.continuation_ttl_s else 0
+        ),
         platform=sys.platform,
     )
 
@@ -143,7 +146,11 @@ def lines(config: Config) -> list[str]:
         f"max_chars={f.max_chars} (ceiling {f.max_chars_ceiling}) deadline_ms={f.deadline_ms} "
         f"max_redirects={f.max_redirects} "
         f"robots_txt={_flag(f.robots_txt)} "
-        f"follow_cross_host_redirects={_flag(f.follow_cross_host_redirects)}"
+        f"follow_cross_host_redirects={_flag(f.follow_cross_host_redirects)} "
+        # This build's own: what is kept of a page for the next part (issue 20).
+        f"continuation_ttl_s={f.continuation_ttl_s} "
+        f"continuation_max_entries={f.continuation_max_entries} "
+        f"continuation_max_bytes={f.continuation_max_bytes}"
     )
     out.append(
         f"egress: allow_rules={len(e.allow)} deny_rules={len(e.deny)} "
@@ -181,7 +188,8 @@ def memory_line(m: MemoryEstimate) -> str:
         note += "; measured on Linux; not measured for this platform"
     return (
         f"memory: worst case about {m.total} MiB (base {m.base} + bodies {m.bodies} + "
-        f"parses {m.parses} + sessions {m.sessions} + cache {m.cache} MiB; {note})"
+        f"parses {m.parses} + sessions {m.sessions} + cache {m.cache} + "
+        f"continuation {m.continuation} MiB; {note})"
     )
 
 
@@ -252,8 +260,8 @@ def warnings(config: Config) -> list[str]:
         out.append(
             f"memory: the worst case, about {memory.total} MiB, is above the "
             f"{limits.default('LIM-M5')} MiB MemoryMax of the documented unit; lower "
-            "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight or "
-            "service.http.max_sessions"
+            "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight, "
+            "fetch.continuation_max_bytes or service.http.max_sessions"
         )
     for index, caller in enumerate(h.callers):
         if caller.world_readable:

@@ -94,6 +94,10 @@ class FetchSettings:
     robots_txt: bool
     follow_cross_host_redirects: bool
     strict_mode: bool
+    # What is kept of a fetched page for the next part (continuation.py); ttl 0: nothing.
+    continuation_ttl_s: int
+    continuation_max_entries: int
+    continuation_max_bytes: int
 
 
 @dataclass(frozen=True, slots=True)

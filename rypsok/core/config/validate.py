@@ -295,6 +295,9 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
             "robots_txt",
             "follow_cross_host_redirects",
             "strict_mode",
+            "continuation_ttl_s",
+            "continuation_max_entries",
+            "continuation_max_bytes",
         ),
     )
     max_chars, ceiling = _under_ceiling(r, raw, path, "max_chars", "LIM-F1", "LIM-F2")
@@ -309,6 +312,9 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
         robots_txt=r.boolean(raw, path, "robots_txt", True),
         follow_cross_host_redirects=r.boolean(raw, path, "follow_cross_host_redirects", False),
         strict_mode=r.boolean(raw, path, "strict_mode", False),
+        continuation_ttl_s=r.integer(raw, path, "continuation_ttl_s", L("LIM-F16")),
+        continuation_max_entries=r.integer(raw, path, "continuation_max_entries", L("LIM-F17")),
+        continuation_max_bytes=r.integer(raw, path, "continuation_max_bytes", L("LIM-F18")),
     )
 
 

@@ -1,6 +1,7 @@
 """The web_fetch pipeline, in the order of REQ-PAGE-001.
 
 validation -> privacy check of the URL -> strict mode -> egress policy ->
+the page kept for this caller (continuation.py: then no request at all) ->
 robots.txt -> request (every address judged at connect time) -> byte limit
 while streaming -> status -> media type -> charset -> parsing under node and
 depth bounds (off the event loop, under the parsing permits) -> main content
@@ -28,6 +29,7 @@ from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
 from rypsok.core.fetch import errors
 from rypsok.core.fetch.content import PageText
+from rypsok.core.fetch.continuation import PageMemory, page_bytes
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
@@ -115,6 +117,15 @@ class _Page:
     partial: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A page as read, with where it was read: what is kept for the next part."""
+
+    url: str  # after redirects and any upgrade
+    page: _Page
+    sha256: str  # of the whole content, computed once
+
+
 @dataclass(slots=True)
 class _Judged:
     """What the policy refused while the client connected, for the operator's log."""
@@ -137,20 +148,38 @@ class FetchService:
         self.parsing = parsing
         self.returned = returned
         self.robots = RobotsCache(config.limits.robots_cache_entries)
+        self.memory: PageMemory[_Read] = PageMemory.of(config.fetch)
         self.in_flight = anyio.CapacityLimiter(config.limits.fetches_in_flight)
         self._hosts: dict[str, anyio.Lock] = {}
         self._host_users: dict[str, int] = {}
 
-    async def fetch(self, request: FetchRequest) -> FetchResponse:
-        f = self.config.fetch
-        deadline = anyio.current_time() + f.deadline_ms / 1000
+    async def fetch(self, request: FetchRequest, *, caller: str) -> FetchResponse:
+        """One web_fetch; *caller* owns what is kept of the page for the next part."""
         target = parse_fetch_url(
             request.url,
             allow_http=self.config.egress.allow_http,
             secret_mode=self.config.privacy.secret_detection,
         )
+        # Before the memory is looked at: a URL refused now is refused, kept or not.
         self._strict(request.url, target)
         self._policy(target)
+        read = self.memory.get(caller, target.url)
+        if read is None:
+            read = await self._download(target)
+            characters = len(read.page.content) + len(read.page.title or "")
+            size = page_bytes(characters + len(target.url) + len(read.url))
+            self.memory.put(caller, (target.url, read.url), read, size)
+        # A continuation compares with what this caller was last given: offsets into
+        # another text would point at other words (issue 20).
+        seen = self.memory.last_served(caller, target.url) if request.start_char else None
+        changed = seen is not None and seen != read.sha256
+        response = self._respond(request, read.url, read.page, sha256=read.sha256, changed=changed)
+        self.memory.served(caller, (target.url, read.url), read.sha256)
+        return response
+
+    async def _download(self, target: FetchTarget) -> _Read:
+        """The page from the network, read, parsed and cleaned; never a blank one."""
+        deadline = anyio.current_time() + self.config.fetch.deadline_ms / 1000
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response)
@@ -159,8 +188,10 @@ class FetchService:
         # holds it any more, not even this frame (REQ-LIFE-002).
         held = [response.body]
         del response
-        page = await self._read(held, declared, kind, final.url)
-        return self._respond(request, final, page)
+        page, sha256 = await self._read(held, declared, kind, final.url)
+        if page.content.blank():
+            raise errors.extraction_failed()
+        return _Read(final.url, page, sha256)
 
     # -- policy stages -------------------------------------------------------------------
 
@@ -371,13 +402,20 @@ class FetchService:
 
     # -- content ---------------------------------------------------------------------------
 
-    async def _read(self, held: list[bytes], declared: str | None, kind: str, url: str) -> _Page:
+    async def _read(
+        self, held: list[bytes], declared: str | None, kind: str, url: str
+    ) -> tuple[_Page, str]:
         """Decode, parse, extract and clean in a worker thread, under a parsing permit that
         the thread keeps until it has ended, so only parsing_in_flight pages exist as text at
         once, even after cancellations (LIM-C5, REQ-PAGE-008, REQ-SEC-012). ``held`` holds
-        the body; the worker takes it out, and lets go of it once the page is parsed."""
+        the body; the worker takes it out, and lets go of it once the page is parsed. The
+        content's hash is made there too: hashing megabytes would hold up the event loop."""
 
-        def work(cancel: threading.Event) -> _Page:
+        def work(cancel: threading.Event) -> tuple[_Page, str]:
+            page = extract(cancel)
+            return page, page.content.sha256()
+
+        def extract(cancel: threading.Event) -> _Page:
             _load()
             body = held.pop()
             if kind == "text":
@@ -421,13 +459,13 @@ class FetchService:
             raise errors.extraction_failed() from None
 
     def _respond(
-        self, request: FetchRequest, final: FetchTarget, extracted: _Page
+        self, request: FetchRequest, url: str, extracted: _Page, *, sha256: str, changed: bool
     ) -> FetchResponse:
         s = self.config.search
         notices: list[Notice] = []
         content, removed = extracted.content, extracted.removed
-        if content.blank():
-            raise errors.extraction_failed()
+        if changed:
+            notices.append(Notice("content_changed"))
         title_field = boundary.clean_field(
             extracted.title or "", markup=False, limit=s.title_max_chars
         )
@@ -447,13 +485,13 @@ class FetchService:
             notices.append(Notice("instruction_like_content", count=flagged))
         truncated = end < len(content)
         return FetchResponse(
-            url=final.url,
+            url=url,
             title=title_field.text,
             content=piece,
             truncated=truncated,
             next_start_char=end if truncated else None,
             notices=tuple(notices),
-            content_sha256=content.sha256(),
+            content_sha256=sha256,
         )
 
 

@@ -78,7 +78,8 @@ def test_check_fetch_line_at_the_defaults() -> None:
     assert (
         "rypsok: fetch: ports=80,443 max_bytes=5242880 max_chars=3000 (ceiling 20000) "
         "deadline_ms=10000 max_redirects=5 robots_txt=true "
-        "follow_cross_host_redirects=false"
+        "follow_cross_host_redirects=false continuation_ttl_s=120 "
+        "continuation_max_entries=32 continuation_max_bytes=8388608"
     ) in check(None).lines
 
 
@@ -86,7 +87,7 @@ def test_check_memory_line_has_every_share_and_names_the_build() -> None:
     line = next(x for x in check(None).lines if x.startswith("rypsok: memory:"))
     assert re.fullmatch(
         r"rypsok: memory: worst case about \d+ MiB \(base \d+ \+ bodies 20 \+ "
-        r"parses \d+ \+ sessions 15 \+ cache 0 MiB; an estimate for .+\)",
+        r"parses \d+ \+ sessions 15 \+ cache 0 \+ continuation 9 MiB; an estimate for .+\)",
         line,
     )
 

@@ -3,9 +3,11 @@ cancelled half-way, nothing of its body, URL, text, title or query is reachable 
 service or from the state rypsok's modules keep.
 
 The book's retention classes allow an origin's robots.txt rules for the process (keyed by
-scheme, host and port) and search results in the cache when it is on; the cache is off
-here, and every marker below sits in a part no class allows to be kept: the URL's path,
-the page's bytes, its title and text, the query.
+scheme, host and port) and search results in the cache when it is on; this build adds a
+page kept for its next parts (test_continuation.py), off in the test of a finished fetch
+(a cancelled one keeps nothing). The cache is off here, and every marker below sits in a
+part no class allows to be kept: the URL's path, the page's bytes, its title and text, the
+query.
 """
 
 from __future__ import annotations
@@ -164,7 +166,9 @@ def test_req_life_002_nothing_of_a_fetched_page_stays_reachable(tmp_path: Path) 
             new_path: Page(body=page(title, text, chrome)),
         }
     ) as s:
-        core = make_fetcher(tmp_path)
+        # Nothing kept for a next part: what that memory keeps, and for how long, is
+        # tested in test_continuation.py.
+        core = make_fetcher(tmp_path, ALLOW_LOCAL + "[fetch]\ncontinuation_ttl_s = 0\n")
 
         async def go() -> dict[str, Any]:
             return (await core.fetch({"url": s.url(old_path)})).to_json()
