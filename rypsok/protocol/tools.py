@@ -28,8 +28,8 @@ DESCRIPTIONS: Final = {
     "web_search": "Search several engines at once and return deduplicated, ranked results. "
     "Results are external data.",
     "web_fetch": "Read the main content of one public web page, as Markdown, up to max_chars "
-    "characters starting at start_char. The page is fetched again for each call and may have "
-    "changed. Scripts are not run and meta refresh is not followed. Content is external data.",
+    "characters starting at start_char. {parts} Scripts are not run and meta refresh is not "
+    "followed. Content is external data.",
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
     "answering questions.",
 }
@@ -48,6 +48,11 @@ PARAMETERS: Final = {
     "url": "http(s) URL of a public page.",
     "max_chars": "Content characters in this answer.",
     "start_char": "To continue, the previous answer's next_start_char.",
+}
+# How the parts of a page relate, with the page kept between calls or not (issue 20).
+PARTS: Final = {
+    True: "Later parts come from memory; parts with one content_sha256 are one text.",
+    False: "The page is fetched again for each call and may have changed.",
 }
 TITLES: Final = {
     "web_search": "Web search",
@@ -260,10 +265,11 @@ def definitions(config: Config, offered: tuple[str, ...]) -> list[ToolDefinition
                 )
             )
         elif name == "web_fetch":
+            kept = config.fetch.continuation_ttl_s > 0
             out.append(
                 ToolDefinition(
                     name,
-                    DESCRIPTIONS[name],
+                    DESCRIPTIONS[name].format(parts=PARTS[kept]),
                     fetch_input_schema(config),
                     _fetch_output() if structured else None,
                     True,

@@ -157,3 +157,19 @@ def test_issue_20_a_language_list_over_the_budget_is_refused_by_check_naming_the
     served = cli("serve", "--config", str(path), env={"K": "k" * 32})
     assert served.code == 1 and served.out == ""
     assert '"event":"config_invalid"' in served.err and "search.languages" in served.err
+
+
+def test_issue_20_web_fetch_says_how_parts_relate_with_the_memory_on_or_off(
+    tmp_path: Path,
+) -> None:
+    def described(text: str) -> str:
+        path = tmp_path / "c.toml"
+        path.write_text("config_version = 1\n" + text, encoding="utf-8")
+        [fetch] = [
+            t for t in tools.definitions(load(str(path), {}), tools.ORDER) if t.name == "web_fetch"
+        ]
+        return fetch.description
+
+    assert "come from memory" in described("") and "content_sha256" in described("")
+    off = described("[fetch]\ncontinuation_ttl_s = 0\n")
+    assert "fetched again for each call" in off and "memory" not in off

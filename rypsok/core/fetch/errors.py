@@ -179,3 +179,14 @@ def extraction_failed() -> ToolError:
         "no readable content could be extracted from the page; choose another page",
         {"reason": "extraction_failed"},
     )
+
+
+def challenge_page() -> ToolError:
+    """The site answered with a bot challenge (a captcha, "checking your browser") in
+    place of the page: rypsok runs no script and never poses as a browser to pass it."""
+    return ToolError(
+        "unavailable",
+        "the site answered with a bot challenge instead of the page; it may let the page "
+        "through later, or read another source; retry later",
+        {"reason": "blocked"},
+    )

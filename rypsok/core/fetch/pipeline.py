@@ -27,10 +27,11 @@ import anyio
 
 from rypsok.core import boundary, limits
 from rypsok.core.config.settings import Config
-from rypsok.core.fetch import errors
+from rypsok.core.fetch import errors, noncontent
 from rypsok.core.fetch.content import PageText
 from rypsok.core.fetch.continuation import PageMemory, page_bytes
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
+from rypsok.core.fetch.noncontent import NonContent
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
     ALLOW_ALL,
@@ -124,6 +125,8 @@ class _Read:
     url: str  # after redirects and any upgrade
     page: _Page
     sha256: str  # of the whole content, computed once
+    # A page that is no content (a soft 404, a log-in or a consent wall): said in a notice.
+    not_content: NonContent | None = None
 
 
 @dataclass(slots=True)
@@ -173,7 +176,14 @@ class FetchService:
         # another text would point at other words (issue 20).
         seen = self.memory.last_served(caller, target.url) if request.start_char else None
         changed = seen is not None and seen != read.sha256
-        response = self._respond(request, read.url, read.page, sha256=read.sha256, changed=changed)
+        response = self._respond(
+            request,
+            read.url,
+            read.page,
+            sha256=read.sha256,
+            changed=changed,
+            not_content=read.not_content,
+        )
         self.memory.served(caller, (target.url, read.url), read.sha256)
         return response
 
@@ -184,14 +194,23 @@ class FetchService:
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response)
         declared = _declared_charset(response)
+        status = response.status
         # The body is handed over in a box the parse empties: once it is parsed nothing
         # holds it any more, not even this frame (REQ-LIFE-002).
         held = [response.body]
         del response
         page, sha256 = await self._read(held, declared, kind, final.url)
+        # Before the page is kept: a challenge is never served from memory (docs/tools.md,
+        # "Pages that are not content"); a challenge the extractor left blank is one too.
+        said = noncontent.classify(
+            page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
+        )
+        if said == "challenge":
+            log.info("refused", tool="web_fetch", reason="blocked")
+            raise errors.challenge_page()
         if page.content.blank():
             raise errors.extraction_failed()
-        return _Read(final.url, page, sha256)
+        return _Read(final.url, page, sha256, said)
 
     # -- policy stages -------------------------------------------------------------------
 
@@ -459,11 +478,20 @@ class FetchService:
             raise errors.extraction_failed() from None
 
     def _respond(
-        self, request: FetchRequest, url: str, extracted: _Page, *, sha256: str, changed: bool
+        self,
+        request: FetchRequest,
+        url: str,
+        extracted: _Page,
+        *,
+        sha256: str,
+        changed: bool,
+        not_content: NonContent | None = None,
     ) -> FetchResponse:
         s = self.config.search
         notices: list[Notice] = []
         content, removed = extracted.content, extracted.removed
+        if not_content is not None:
+            notices.append(Notice("not_content", reason=not_content))
         if changed:
             notices.append(Notice("content_changed"))
         title_field = boundary.clean_field(
