@@ -1,13 +1,16 @@
 """The Markdown writer: one walk over the chosen element (docs/extraction.md, "Markdown").
 
-Page text cannot forge structure: every character Markdown reads as markup is
-escaped, in text and at the start of a line.
+Page text cannot forge structure, and costs no backslash where it could not: a
+character is escaped only where a CommonMark reader would take it for syntax
+(docs/extraction.md, "Escaping").
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
+from html.entities import html5
 from urllib.parse import quote, urljoin, urlsplit
 
 from rypsok.core.fetch.html.attributes import attr
@@ -27,8 +30,19 @@ from rypsok.core.fetch.html.vocabulary import (
 
 __all__ = ["markdown_blocks", "write_markdown"]
 
+# While a paragraph is put together, the writer's own syntax travels in the same
+# string as the page's text, marked with noncharacters (never text: taken out of
+# it), so that the paragraph is escaped once, whole, each character of the page
+# seen beside its real neighbours and never confused with the writer's marks.
+_SYNTAX = "\ufdd0"  # the next character is the writer's syntax: written as it is
+_LITERAL = "\ufdd1"  # the next character is the page's, escaped wherever it stands
+_VERBATIM = "\ufdd2"  # from here to _END, written as it is: a code span, a link's "](url)"
+_END = "\ufdd3"
+_BR = "\x00"
+_NOT_TEXT = re.compile("[\x00\ufdd0-\ufdd3]")
+
 # Markdown's mark for each emphasis element.
-_EMPHASIS = {**dict.fromkeys(EMPHASIS, "*"), **dict.fromkeys(STRONG, "**")}
+_EMPHASIS = {**dict.fromkeys(EMPHASIS, _SYNTAX + "*"), **dict.fromkeys(STRONG, 2 * (_SYNTAX + "*"))}
 # The language of a code block, from a class such as "language-python".
 _LANG = re.compile(r"(?:^|\s)(?:language|lang)-([A-Za-z0-9_+#.-]{1,30})(?:\s|$)")
 
@@ -47,12 +61,14 @@ class _Li:
 
 
 class _Cell:
-    __slots__ = ("blocks", "header", "span")
+    __slots__ = ("blocks", "header", "items", "span")
 
-    def __init__(self, blocks: list[str], header: bool, span: bool) -> None:
+    def __init__(self, blocks: list[str], header: bool, span: bool, items: list[_Item]) -> None:
         self.blocks = blocks
         self.header = header
         self.span = span
+        # Rendered again as inline text when the table is written as a table.
+        self.items = items
 
 
 class _Row:
@@ -64,45 +80,180 @@ class _Row:
 
 _Item = str | _Li | _Cell | _Row
 
-_ESCAPE = re.compile(r"([\\`*\[\]])")
-_LINE_START = re.compile(r"^(#|>|[-+*](?=\s|$)|~~~|\|)")
-_ORDERED = re.compile(r"^(\d+)[.)](?=\s|$)")
-_RULE_LINE = re.compile(r"^[-=_*\s\\]+$")
-_BR = "\x00"
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_BRACKET = re.compile(r"[\[\]]")
 
 
-def _escape(text: str) -> str:
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-    return _ESCAPE.sub(r"\\\1", text)
+def _text(data: str, in_link: bool) -> str:
+    """A text node's characters for an inline run. In a link's text every bracket
+    is escaped: an unpaired one would end the link or take its opening bracket,
+    and the readers that pick links out of Markdown by a pattern take the text to
+    end at the first "]", so paired ones are escaped there too."""
+    data = _NOT_TEXT.sub("", data)
+    if in_link:
+        data = _BRACKET.sub(_LITERAL + r"\g<0>", data)
+    return data
 
 
-def _escape_line(line: str) -> str:
-    if _RULE_LINE.match(line) and len(line) > 1:
-        return "\\" + line
+# One token of a paragraph for the escaper: a verbatim span, a marked character,
+# or a character of the page's text that Markdown may read as syntax (a run of
+# them for emphasis delimiters and backticks, which act as runs). Every branch
+# starts with one literal character, so that the engine skips to the next one of
+# them at the speed of a character set instead of trying each branch everywhere.
+_TOKEN = re.compile(
+    f"{_VERBATIM}[^{_END}]*{_END}|{_SYNTAX}.|{_LITERAL}." + r"|\*\**|__*|``*|\\|\]|!|<|&",
+    re.S,
+)
+# After "<": a tag, comment, declaration or processing instruction (inline HTML, or
+# an HTML block at the start of a line), a URI autolink, or an e-mail autolink.
+_OPENS_HTML = re.compile(r"[A-Za-z/!?]|[^\s<>]*@")
+# After "&": a character reference, or an entity reference if the name is one of
+# HTML5's (CommonMark reads no other: "AT&T;" is text).
+_REFERENCE = re.compile(r"#[xX][0-9A-Fa-f]{1,6};|#[0-9]{1,7};|([A-Za-z][A-Za-z0-9]{0,31};)")
+_SPACE, _PUNCTUATION, _OTHER = 0, 1, 2
+
+
+def _before(para: str, start: int) -> str:
+    """The character written just before ``para[start]`` ("" at the start)."""
+    if not start:
+        return ""
+    c = para[start - 1]
+    return para[start - 2] if c == _END else c  # a verbatim span ends in a real character
+
+
+def _after(para: str, end: int) -> str:
+    """The character written at ``para[end]`` ("" at the end)."""
+    if end >= len(para):
+        return ""
+    c = para[end]
+    if c == _LITERAL:
+        return "\\"
+    return para[end + 1] if c in (_SYNTAX, _VERBATIM) else c
+
+
+def _kind(c: str) -> int:
+    """Whitespace, punctuation or other, as emphasis delimiters see a neighbour."""
+    if not c or c in " \n":  # whitespace is collapsed to these before escaping
+        return _SPACE
+    if c in _ASCII_PUNCTUATION:
+        return _PUNCTUATION
+    if c < "\x80":
+        return _OTHER
+    # CommonMark 0.31 counts symbols (S*) as punctuation, earlier versions only P*:
+    # taking both escapes for either reader.
+    return _PUNCTUATION if unicodedata.category(c)[0] in "PS" else _OTHER
+
+
+def _escape_token(m: re.Match[str]) -> str:
+    token = m.group()
+    first = token[0]
+    if first == _VERBATIM:
+        return token[1:-1]
+    if first == _SYNTAX:
+        return token[1]
+    if first == _LITERAL:
+        return "\\" + token[1]
+    para, start, end = m.string, m.start(), m.end()
+    if first in "*_":
+        # A run that is neither left- nor right-flanking can neither open nor close
+        # emphasis: "*" between two spaces; "_" also inside a word (snake_case).
+        # Any other run might pair, with the page's text or with the writer's marks.
+        left, right = _kind(_before(para, start)), _kind(_after(para, end))
+        if left == right == _SPACE or (first == "_" and left == right == _OTHER):
+            return token
+        return "\\" + "\\".join(token)
+    if first == "`":
+        # The partner of a backtick can be anywhere in the paragraph, or in another
+        # one that a heading or a table row puts on the same line; they are rare in
+        # text, so every one is escaped.
+        return "\\" + "\\".join(token)
+    if first == "\\":
+        # Before punctuation it would escape it; at the end of a line it would be a
+        # hard break, and at the end of the paragraph a link's "](" may follow.
+        after = _after(para, end)
+        return "\\\\" if not after or after == "\n" or after in _ASCII_PUNCTUATION else token
+    if first == "]":
+        # "[text](" is a link (an image with "!"). "[a][b]", "[a][]" and "[a]" would be
+        # references, but no definition can exist: one would start a paragraph, and
+        # a paragraph starting "[...]:" is escaped (_escape_inline).
+        return "\\]" if para.startswith("(", end) else token
+    if first == "!":
+        return "\\!" if para.startswith(_SYNTAX + "[", end) else token  # "!" + a link: an image
+    if first == "<":
+        return "\\<" if _OPENS_HTML.match(para, end) else token
+    ref = _REFERENCE.match(para, end)
+    return "\\&" if ref and (not ref.group(1) or ref.group(1) in html5) else token
+
+
+# What opens a block at the start of a line (whitespace is collapsed first, so a
+# line never starts with spaces: no indented code). The page's backticks are
+# always escaped (no ``` fence); "<" that opens an HTML block is escaped as inline
+# HTML is.
+_ORDERED = re.compile(r"(\d{1,9})[.)](?: |$)")
+_THEMATIC = re.compile(r"([-*_])(?: ?\1){2,}$")
+_BLOCK_MARKER = re.compile(r"(?:#{1,6}|[-+*])(?: |$)|>|~{3,}|=+$|-+$")
+_DELIMITER_ROW = re.compile(r"[|: ]*-[-|: ]*$")  # with a "|": a table under the line before
+_LINE_STARTERS = frozenset("#>-+*=~_|:0123456789")
+
+
+def _block_start(line: str) -> str:
+    if line[0] not in _LINE_STARTERS:
+        return line
     ordered = _ORDERED.match(line)
     if ordered:
         return f"{ordered.group(1)}\\{line[ordered.end(1) :]}"
-    return _LINE_START.sub(r"\\\1", line, count=1)
+    if _THEMATIC.match(line):
+        mark = line[0]
+        # Every * or _: one left bare would still be a delimiter run.
+        return "\\" + line if mark == "-" else line.replace(mark, "\\" + mark)
+    if _BLOCK_MARKER.match(line):
+        return "\\" + line
+    if "|" in line and _DELIMITER_ROW.match(line):
+        dash = line.index("-")
+        return f"{line[:dash]}\\{line[dash:]}"
+    return line
 
 
-def _paragraph(parts: list[str]) -> str:
+def _escape_inline(para: str, line_starts: bool = True) -> str:
+    """A paragraph put together (the writer's syntax marked) as Markdown: a backslash
+    before each character of the page's text that a reader would take for syntax.
+    ``line_starts`` False: the text is inline wherever it goes (a heading's, a table
+    cell's), so what would open a block at the start of a line is left alone."""
+    if not para:
+        return para
+    # A paragraph that starts "[label]:" (the label may run over lines) would be a
+    # link reference definition, which also makes every "[label]" in the page a link.
+    definition = line_starts and para[0] == "[" and "]:" in para
+    para = _TOKEN.sub(_escape_token, para)
+    if definition:
+        para = "\\" + para
+    if not line_starts:
+        return para
+    if "\n" not in para:
+        return _block_start(para)
+    return "\n".join(_block_start(line) for line in para.split("\n"))
+
+
+def _paragraph(parts: list[str], line_starts: bool = True) -> str:
     """Inline fragments to one paragraph: whitespace collapsed, <br> kept."""
     text = "".join(parts)
     if _BR in text:
         lines = (" ".join(line.split()) for line in text.split(_BR))
-        return "\n".join(_escape_line(line) for line in lines if line)
-    return _escape_line(" ".join(text.split()))
+        text = "\n".join(line for line in lines if line)
+    else:
+        text = " ".join(text.split())
+    return _escape_inline(text, line_starts)
 
 
-def _blocks(items: list[_Item]) -> list[str]:
-    """Items to blocks: runs of inline text become paragraphs."""
+def _blocks(items: list[_Item], line_starts: bool = True) -> list[str]:
+    """Items to blocks: runs of inline text become paragraphs (``line_starts``:
+    see :func:`_escape_inline`)."""
     out: list[str] = []
     run: list[str] = []
     for item in items:
         if isinstance(item, _Blk):
             if run:
-                para = _paragraph(run)
+                para = _paragraph(run, line_starts)
                 if para:
                     out.append(para)
                 run = []
@@ -111,7 +262,7 @@ def _blocks(items: list[_Item]) -> list[str]:
             run.append(item)
         else:
             if run:
-                para = _paragraph(run)
+                para = _paragraph(run, line_starts)
                 if para:
                     out.append(para)
                 run = []
@@ -124,14 +275,15 @@ def _blocks(items: list[_Item]) -> list[str]:
                 if line:
                     out.append(line)
     if run:
-        para = _paragraph(run)
+        para = _paragraph(run, line_starts)
         if para:
             out.append(para)
     return out
 
 
 def _flat(items: list[_Item]) -> str:
-    return " ".join(" ".join(b.split()) for b in _blocks(items))
+    """Items as one line of inline text (a heading's)."""
+    return " ".join(" ".join(b.split()) for b in _blocks(items, False))
 
 
 def _list(items: list[_Li], start: int | None) -> str:
@@ -206,7 +358,11 @@ def _table(rows: list[_Row], caption: list[str]) -> list[str]:
         return out
     lines = []
     for i, r in enumerate(rows):
-        cells = [" ".join(c.blocks).replace("|", "\\|").replace("\n", " ") for c in r.cells]
+        # A cell's text is inline: nothing in it starts a line.
+        cells = [
+            " ".join(_blocks(c.items, False)).replace("|", "\\|").replace("\n", " ")
+            for c in r.cells
+        ]
         lines.append("| " + " | ".join(cells) + " |")
         if i == 0:
             lines.append("|" + " --- |" * width)
@@ -242,6 +398,7 @@ class _Open:
     element: Element
     next_child: int = 0
     items: list[_Item] = field(default_factory=list)
+    url: str | None = None  # an <a>'s target, when it has one kept
 
 
 class _Renderer:
@@ -253,6 +410,7 @@ class _Renderer:
         self.base = base
         self.cut = cut
         self.alts: set[str] = set()
+        self.links = 0  # <a> elements with a target open around the walk's position
 
     def url(self, href: str | None) -> str | None:
         if not href:
@@ -286,7 +444,7 @@ class _Renderer:
     def render(self, root: Element) -> list[str]:
         skip = self.removed
         cut = self.cut
-        stack: list[_Open] = [_Open(root)]
+        stack: list[_Open] = [self.open(root)]
         result: list[_Item] = []
         while stack:
             frame = stack[-1]
@@ -297,7 +455,7 @@ class _Renderer:
                 frame.next_child = i + 1
                 c = children[i]
                 if isinstance(c, Text):
-                    items.append(_escape(c.data))
+                    items.append(_text(c.data, self.links > 0))
                     continue
                 if c in skip or c in cut:
                     continue
@@ -305,15 +463,25 @@ class _Renderer:
                 if leaf is not None:
                     items.extend(leaf)
                     continue
-                stack.append(_Open(c))
+                stack.append(self.open(c) if c.name == "a" else _Open(c))
                 continue
             stack.pop()
-            done = self.close(el, items)
+            self.links -= frame.url is not None
+            done = self.close(el, items, frame.url)
             if stack:
                 stack[-1].items.extend(done)
             else:
                 result = done
         return _blocks(result)
+
+    def open(self, el: Element) -> _Open:
+        """The frame of ``el``, whose children are rendered next (of an <a>: with
+        its target, and counted while open)."""
+        if el.name != "a":
+            return _Open(el)
+        url = self.url(attr(el, "href"))
+        self.links += url is not None
+        return _Open(el, url=url)
 
     def leaf(self, el: Element) -> list[_Item] | None:
         """Elements rendered without their children; None for the others."""
@@ -324,7 +492,7 @@ class _Renderer:
             return [_Blk(_RULE)]
         if name == "img":
             alt = self.alt(el)
-            return [f" {_escape(alt)} "] if alt else []
+            return [f" {_text(alt, self.links > 0)} "] if alt else []
         if name in PREFORMATTED:
             code = self.raw_text(el)
             if not code.strip():
@@ -337,8 +505,8 @@ class _Renderer:
                     break
             return [_Blk(_fence(code, lang))]
         if name in INLINE_CODE:
-            code = _inline_code(self.raw_text(el))
-            return [code] if code else []
+            code = _inline_code(_NOT_TEXT.sub("", self.raw_text(el)))
+            return [f"{_VERBATIM}{code}{_END}"] if code else []
         return None
 
     def alt(self, el: Element) -> str:
@@ -353,14 +521,17 @@ class _Renderer:
         self.alts.add(alt)
         return alt
 
-    def close(self, el: Element, items: list[_Item]) -> list[_Item]:
+    def close(self, el: Element, items: list[_Item], url: str | None) -> list[_Item]:
+        """``el``'s rendering from its children's; ``url``: an <a>'s target."""
         name = el.name
         level = HEADING_LEVELS.get(name)
         if level is not None:
             text = _flat(items)
+            if text.endswith("#"):  # "# C #": a closing sequence, which a reader drops
+                text = _CLOSING_HASHES.sub(r"\1\\\2", text)
             return [_Blk("#" * level + " " + text)] if text else []
         if name == "a":
-            return self.link(el, items)
+            return self.link(url, items)
         mark = _EMPHASIS.get(name)
         if mark is not None:
             if all(isinstance(x, str) and not isinstance(x, _Blk) for x in items):
@@ -385,10 +556,10 @@ class _Renderer:
             spans = any(
                 (attr(el, a) or "1").strip() not in ("", "1") for a in ("colspan", "rowspan")
             )
-            return [_Cell(_blocks(items), name == "th", spans)]
+            return [_Cell(_blocks(items), name == "th", spans, items)]
         if name == "tr":
             cells = [
-                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False) for x in items
+                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False, [x]) for x in items
             ]
             return [_Row(cells)]
         if name in TABLE_ROW_GROUPS:
@@ -404,8 +575,7 @@ class _Renderer:
             return _as_blocks(_blocks(items))
         return items
 
-    def link(self, el: Element, items: list[_Item]) -> list[_Item]:
-        url = self.url(attr(el, "href"))
+    def link(self, url: str | None, items: list[_Item]) -> list[_Item]:
         if url is None:
             return items
         if all(isinstance(x, str) and not isinstance(x, _Blk) for x in items):
@@ -414,7 +584,7 @@ class _Renderer:
             if not m or not m.group(2).replace(_BR, "").strip():
                 return [text] if text.strip() else []
             inner = " ".join(m.group(2).replace(_BR, " ").split())
-            return [f"{m.group(1)}[{inner}]({url}){m.group(3)}"]
+            return [f"{m.group(1)}{_SYNTAX}[{inner}{_VERBATIM}]({url}){_END}{m.group(3)}"]
         # A link around blocks (a card): the first heading or paragraph links.
         out = list(items)
         for k, x in enumerate(out):
@@ -492,6 +662,8 @@ _BOLD_LINE = re.compile(r"\*\*[^\n*]{1,80}\*\*$")
 # A last block this short, one line and ending in a colon: a label.
 _LABEL_MAX = 80
 _LABELS_MAX = 2
+# A heading's text ending in a run of "#" after a space, or all "#".
+_CLOSING_HASHES = re.compile(r"(^| )(#+)$")
 # A thematic break (<hr>) as written.
 _RULE = "---"
 # A list whose every item is one link and nothing else: "More on this" whose
