@@ -206,6 +206,25 @@ def text(value: object) -> str | None:
     return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
 
 
+def json_result(item: object, snippet_key: str, date_key: str) -> RawResult | None:
+    """A result object of a JSON API as a raw result: its `url` and `title`, the snippet
+    and the date under the provider's own keys (raw text, cleaned by the pipeline); None
+    when it is no object or lacks a URL or a title."""
+    if not isinstance(item, dict):
+        return None
+    url = text(item.get("url"))
+    title = text(item.get("title"))
+    if not url or title is None:
+        return None
+    return RawResult(
+        url=url,
+        title=title,
+        snippet=text(item.get(snippet_key)) or "",
+        date=date_part(item.get(date_key)),
+        markup=True,
+    )
+
+
 # ASCII digits only: \d also matches other scripts' digits, which a date field must not echo.
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:$|[Tt ])")
 

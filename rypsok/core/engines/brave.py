@@ -305,16 +305,4 @@ def _result(item: object) -> RawResult | None:
     The description keeps Brave's `<strong>` marks; cleaning is the pipeline's
     (REQ-ENG-012). page_age carries no time zone: its date part is the date.
     """
-    if not isinstance(item, dict):
-        return None
-    url = base.text(item.get("url"))
-    title = base.text(item.get("title"))
-    if not url or title is None:
-        return None
-    return RawResult(
-        url=url,
-        title=title,
-        snippet=base.text(item.get("description")) or "",
-        date=base.date_part(item.get("page_age")),
-        markup=True,
-    )
+    return base.json_result(item, "description", "page_age")

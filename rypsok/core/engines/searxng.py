@@ -16,6 +16,7 @@ driver relies on (docs/engines.md, "SearXNG"):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -177,20 +178,10 @@ def _result(item: object) -> RawResult | None:
     boundary. `publishedDate` is an ISO date-time in current instances; an older one sent
     localised text, which gives no date rather than a wrong one.
     """
-    if not isinstance(item, dict):
+    found = base.json_result(item, "content", "publishedDate")
+    if found is None or not isinstance(item, dict):
         return None
-    url = base.text(item.get("url"))
-    title = base.text(item.get("title"))
-    if not url or title is None:
-        return None
-    return RawResult(
-        url=url,
-        title=title,
-        snippet=base.text(item.get("content")) or "",
-        date=base.date_part(item.get("publishedDate")),
-        markup=True,
-        sources=_sources(item.get("engines")),
-    )
+    return dataclasses.replace(found, sources=_sources(item.get("engines")))
 
 
 def _sources(value: object) -> tuple[str, ...]:
