@@ -69,12 +69,10 @@ def engine_line(engine: EngineSettings) -> str:
 
 
 def _plain_http_off_loopback(engine: EngineSettings) -> bool:
-    from urllib.parse import urlsplit
+    from rypsok.core.net.hostname import is_loopback_url
 
-    from rypsok.core.net.hostname import is_loopback_host
-
-    parts = urlsplit(engine.base_url or "")
-    return parts.scheme == "http" and not is_loopback_host(parts.hostname or "")
+    url = engine.base_url or ""
+    return url.startswith("http://") and not is_loopback_url(url)
 
 
 def memory_of(config: Config) -> MemoryEstimate:

@@ -65,3 +65,10 @@ def is_loopback_host(host: str) -> bool:
     if address is not None:
         return address.is_loopback
     return host.lower().rstrip(".") == "localhost"
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether the URL's host is a loopback one (is_loopback_host)."""
+    from urllib.parse import urlsplit
+
+    return is_loopback_host(urlsplit(url).hostname or "")

@@ -53,7 +53,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import ClientError, OutboundClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
-from rypsok.core.net.hostname import is_loopback_host
+from rypsok.core.net.hostname import is_loopback_url
 from rypsok.core.permits import run_under_permit
 from rypsok.core.search.cache import CacheKey, ResultCache, eligible
 from rypsok.core.search.rank import EngineAnswer, rank
@@ -112,6 +112,7 @@ class SearchService:
         # Both follow from the configuration alone, which never changes: made once each.
         self._candidates: dict[str, list[EngineSettings]] = {}
         self._profiles: dict[str, EngineProfile] = {}
+        self._http: dict[str, bool] = {}
 
     async def search(self, request: SearchRequest, *, caller: str) -> SearchResponse:
         """One web_search. `caller` is who the call belongs to: cache entries are
@@ -320,8 +321,7 @@ class SearchService:
                     max_bytes=request.max_bytes,
                     connect_timeout_s=min(s.connect_timeout_ms / 1000, budget),
                     total_timeout_s=budget,
-                    allow_http=engine.base_url is not None
-                    and (engine.admission.operator_instance or _loopback_url(request.url)),
+                    allow_http=self._plain_http(engine),
                     engine=self._profile(engine),
                 )
                 latency_ms = int((anyio.current_time() - started) * 1000)
@@ -368,6 +368,17 @@ class SearchService:
             return
         health.circuit.record_success()
         outcomes[engine.id] = results
+
+    def _plain_http(self, engine: EngineSettings) -> bool:
+        """Whether the engine's requests may use plain http: only to a base_url the
+        operator wrote, on loopback, or anywhere for an instance of their own. Its
+        requests all go to that base_url's host, so this is known once per engine."""
+        allowed = self._http.get(engine.id)
+        if allowed is None:
+            allowed = self._http[engine.id] = engine.base_url is not None and (
+                engine.admission.operator_instance or is_loopback_url(engine.base_url)
+            )
+        return allowed
 
     def _profile(self, engine: EngineSettings) -> EngineProfile:
         profile = self._profiles.get(engine.id)
@@ -499,10 +510,3 @@ def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:
     # The engine and the exception's type only: never the key (it holds the query).
     log.warn("cache_failed", engine=key.engine, stage=stage, error_type=type(exc).__name__)
     counters.add("cache", key.engine, "failed")
-
-
-def _loopback_url(url: str) -> bool:
-    from urllib.parse import urlsplit
-
-    host = urlsplit(url).hostname or ""
-    return is_loopback_host(host)

@@ -211,7 +211,7 @@ def _build(entry: _Entry) -> RankedResult:
             score=-negated,
             engines=(lead[2],),
             markup=item.markup,
-            sources=tuple([f"{lead[2]}/{name}" for name in item.sources]) if item.sources else (),
+            sources=_upstreams((lead,)) if item.sources else (),
         )
     shown = lead
     if not lead[3].https:
@@ -238,5 +238,10 @@ def _build(entry: _Entry) -> RankedResult:
         # By preference, then identifier: the (preference, engine) pairs sort as they are.
         engines=tuple([c[2] for c in ordered_firsts]),
         markup=item.markup,
-        sources=tuple([f"{c[2]}/{name}" for c in ordered_firsts for name in c[4].sources]),
+        sources=_upstreams(ordered_firsts),
     )
+
+
+def _upstreams(candidates: Iterable[_Candidate]) -> tuple[str, ...]:
+    """ "<engine>/<upstream>" for each upstream a metasearch engine named, in order."""
+    return tuple([f"{c[2]}/{name}" for c in candidates for name in c[4].sources])
