@@ -15,6 +15,11 @@ Run it with the dev interpreter (`.venv/bin/python build_zipapp.py`, after
   build_zipapp.py --platform aarch64 --python 3.12   a subset of the targets
                                   (a bare CPU is Linux with glibc; else
                                   linux-, musllinux-, macos-, windows-<cpu>)
+  build_zipapp.py --with redis    beside each file above, the one that also
+                                  carries the redis extra (requirements-redis.lock):
+                                  dist/rypsok-redis.pyz, or with --platform
+                                  rypsok-redis-X.Y.Z-<python>-<platform>.pyz;
+                                  SHA256SUMS then lists both kinds
 
 What a build does:
 
@@ -34,7 +39,13 @@ What a build does:
    interpreter's minor version (hash-checked mode, hash seed fixed), so the
    first run does not compile what it imports;
 5. runs shiv with --reproducible and a fixed SOURCE_DATE_EPOCH, so two builds
-   of one tree give the same bytes, then writes SHA256SUMS.
+   of one tree give the same bytes, then writes SHA256SUMS;
+6. with --with redis, after the plain file is packed, installs the extra's
+   lock (hash-checked, wheels only, for the same target) into a folder of its
+   own, scrubs it, adds it to the same site and packs the second file. The
+   plain file is packed before any of this, so it is the same bytes with or
+   without --with; the second differs from it by the extra's packages and
+   their byte code only.
 
 The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography,
 charset-normalizer), so it runs only on the platform and CPython minor version
@@ -56,7 +67,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +77,11 @@ LOCK = ROOT / "requirements.lock"
 # main lock's entries of the same names, hashes and all. It may only replace,
 # never add, so the closure stays the one pyproject.toml resolves to.
 LOCK_OVERRIDES = {"macos-x86_64": ROOT / "requirements-macos-x86_64.lock"}
+# Optional extras a second kind of file carries on top of the runtime closure
+# (pyproject.toml's [project.optional-dependencies] of the same name). Each lock
+# may only add distributions: a name requirements.lock already pins fails the
+# build, so the plain closure is never changed underneath the extra's file.
+EXTRAS = {"redis": ROOT / "requirements-redis.lock"}
 PYZ_NAME = "rypsok.pyz"
 SUMS_NAME = "SHA256SUMS"
 ENTRY_POINT = "rypsok.cli:main"
@@ -208,9 +224,16 @@ def _macos_releases(floor: tuple[int, int]) -> list[tuple[int, int]]:
     return majors + [(10, minor) for minor in range(top, MACOS_OLDEST[1] - 1, -1)]
 
 
-def artifact_name(version: str, target: Target) -> str:
-    """rypsok-X.Y.Z-<python>-<platform>.pyz, e.g. rypsok-0.1.0-cp311-manylinux_2_28_x86_64.pyz."""
-    return f"rypsok-{version}-{target.python_tag}-{target.platform_tag}.pyz"
+def artifact_name(version: str, target: Target, extra: str | None = None) -> str:
+    """rypsok-X.Y.Z-<python>-<platform>.pyz, e.g. rypsok-0.1.0-cp311-manylinux_2_28_x86_64.pyz;
+    with an extra, rypsok-<extra>-X.Y.Z-<python>-<platform>.pyz."""
+    stem = f"rypsok-{extra}" if extra else "rypsok"
+    return f"{stem}-{version}-{target.python_tag}-{target.platform_tag}.pyz"
+
+
+def host_name(extra: str | None = None) -> str:
+    """The host build's file: rypsok.pyz, or rypsok-<extra>.pyz."""
+    return f"rypsok-{extra}.pyz" if extra else PYZ_NAME
 
 
 def all_platforms() -> list[str]:
@@ -479,9 +502,17 @@ def sums_text(files: Iterable[Path]) -> str:
     return "".join(f"{sha256_of(p)}  {p.name}\n" for p in sorted(files, key=lambda p: p.name))
 
 
-def check_tools() -> None:
-    if not LOCK.is_file():
-        raise BuildError(f"{LOCK} is missing")
+def check_tools(extras: Sequence[str] = ()) -> None:
+    """The locks are there (an extra's adding to requirements.lock only), and so are
+    the tools; checked before anything is built."""
+    for lock in (LOCK, *(extra_lock(name) for name in extras)):
+        if not lock.is_file():
+            raise BuildError(f"{lock} is missing")
+    main = LOCK.read_text(encoding="utf-8")
+    for name in extras:
+        # An override lock only replaces pins, so one check against the main lock
+        # holds for every target.
+        check_extra_lock(main, extra_lock(name).read_text(encoding="utf-8"), name)
     for module in ("pip", "shiv", "setuptools"):
         found = subprocess.run(
             [sys.executable, "-c", f"import {module}"], capture_output=True
@@ -534,6 +565,41 @@ def target_lock(target: Target | None, work: Path) -> Path:
     text = merged_lock(LOCK.read_text(encoding="utf-8"), override.read_text(encoding="utf-8"))
     merged.write_text(text, encoding="utf-8")
     return merged
+
+
+def extra_lock(name: str) -> Path:
+    """The lock of an extra of EXTRAS; an unknown name fails the build."""
+    if name not in EXTRAS:
+        raise BuildError(f"unknown extra {name!r}; known: {', '.join(sorted(EXTRAS))}")
+    return EXTRAS[name]
+
+
+def check_extra_lock(main: str, extra: str, name: str) -> None:
+    """An extra's lock adds distributions and pins nothing requirements.lock pins."""
+    added = _entries(extra)
+    if not added:
+        raise BuildError(f"the {name} lock pins nothing")
+    shared = sorted(set(added) & set(_entries(main)))
+    if shared:
+        raise BuildError(
+            f"the {name} lock pins what requirements.lock already pins: {', '.join(shared)}"
+        )
+
+
+def add_site(extra_site: Path, site: Path) -> int:
+    """Copy the extra's scrubbed files into site; a file that is there already fails the
+    build (the extra would replace part of the runtime closure). Returns the file count."""
+    files = sorted(p for p in extra_site.rglob("*") if p.is_file())
+    clashes = [
+        str(p.relative_to(extra_site)) for p in files if (site / p.relative_to(extra_site)).exists()
+    ]
+    if clashes:
+        raise BuildError(f"the extra's files are already in the site: {', '.join(clashes[:5])}")
+    for path in files:
+        dest = site / path.relative_to(extra_site)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest)
+    return len(files)
 
 
 def install_closure(
@@ -605,8 +671,29 @@ def pack(site: Path, staged: Path, env: dict[str, str]) -> None:
     )
 
 
-def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
-    """Build one pyz (the host's when target is None) and copy it to dest."""
+def finish(site: Path, work: Path, dest: Path, target: Target | None, env: dict[str, str]) -> Path:
+    """Compile, pack and copy one pyz from a complete site."""
+    compiled = precompile(site, target, env)
+    staged = work / dest.name
+    pack(site, staged, env)
+    add_byte_code(staged, site, compiled, env)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(staged, dest)
+    dest.chmod(0o755)
+    return dest
+
+
+def build_one(
+    dest: Path,
+    target: Target | None,
+    env: dict[str, str],
+    extras: Mapping[str, Path] | None = None,
+) -> list[Path]:
+    """Build one pyz (the host's when target is None) and copy it to dest; then, for each
+    extra of extras (name -> its file's path), the same site with the extra's lock added.
+
+    The plain file is packed before any extra is installed, so it does not depend on
+    whether extras were asked for. Returns the files written, the plain one first."""
     with tempfile.TemporaryDirectory(prefix="rypsok-zipapp-") as tmp:
         work = Path(tmp)
         site = work / "site-packages"
@@ -629,33 +716,51 @@ def build_one(dest: Path, target: Target | None, env: dict[str, str]) -> Path:
             (site / "rypsok" / BUILT_FOR).write_text(
                 f"{target.python} {target.system} {target.arch}\n", encoding="ascii"
             )
-        compiled = precompile(site, target, env)
-        staged = work / dest.name
-        pack(site, staged, env)
-        add_byte_code(staged, site, compiled, env)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staged, dest)
-        dest.chmod(0o755)
-    return dest
+        built = [finish(site, work, dest, target, env)]
+        for name, extra_dest in (extras or {}).items():
+            lock = extra_lock(name)
+            # Each extra on a fresh copy of the plain site: extras do not pile up.
+            extra_site = work / f"site-{name}"
+            shutil.copytree(site, extra_site, ignore=shutil.ignore_patterns("__pycache__"))
+            alone = work / f"only-{name}"
+            alone.mkdir()
+            install_closure(alone, target, env, lock)
+            scrub(alone)
+            added = add_site(alone, extra_site)
+            print(f"build_zipapp: added the {name} extra ({added} files)", file=sys.stderr)
+            if target is not None:
+                check_machine(extra_site, target)
+            built.append(finish(extra_site, work, extra_dest, target, env))
+    return built
 
 
-def build(out_dir: Path) -> Path:
-    """The host build: out_dir/rypsok.pyz and a SHA256SUMS naming it alone."""
-    check_tools()
-    pyz = build_one(out_dir / PYZ_NAME, None, build_env())
-    (out_dir / SUMS_NAME).write_text(sums_text([pyz]), encoding="ascii")
-    return pyz
+def build(out_dir: Path, extras: Sequence[str] = ()) -> list[Path]:
+    """The host build: out_dir/rypsok.pyz (and rypsok-<extra>.pyz for each extra) and a
+    SHA256SUMS naming them alone."""
+    check_tools(extras)
+    dests = {name: out_dir / host_name(name) for name in extras}
+    built = build_one(out_dir / PYZ_NAME, None, build_env(), dests)
+    (out_dir / SUMS_NAME).write_text(sums_text(built), encoding="ascii")
+    return built
 
 
-def build_platforms(out_dir: Path, targets: Sequence[Target]) -> list[Path]:
-    """One pyz per target in out_dir, and a SHA256SUMS over all of them."""
-    check_tools()
+def build_platforms(
+    out_dir: Path, targets: Sequence[Target], extras: Sequence[str] = ()
+) -> list[Path]:
+    """One pyz per target (and per target and extra) in out_dir, and a SHA256SUMS over
+    all of them."""
+    check_tools(extras)
     env = build_env()
     version = project_version()
     built = []
     for target in targets:
-        print(f"build_zipapp: building {artifact_name(version, target)}", file=sys.stderr)
-        built.append(build_one(out_dir / artifact_name(version, target), target, env))
+        names = [
+            artifact_name(version, target),
+            *(artifact_name(version, target, e) for e in extras),
+        ]
+        print(f"build_zipapp: building {', '.join(names)}", file=sys.stderr)
+        dests = {e: out_dir / artifact_name(version, target, e) for e in extras}
+        built += build_one(out_dir / names[0], target, env, dests)
     (out_dir / SUMS_NAME).write_text(sums_text(built), encoding="ascii")
     return built
 
@@ -682,6 +787,17 @@ def main(argv: list[str] | None = None) -> int:
         help=f"with --platform: the CPython versions (default: {' '.join(PYTHONS)})",
     )
     parser.add_argument(
+        "--with",
+        dest="extras",
+        action="append",
+        choices=sorted(EXTRAS),
+        default=[],
+        metavar="EXTRA",
+        help="also build, beside each plain file, the one that carries this extra of "
+        f"pyproject.toml ({', '.join(sorted(EXTRAS))}): rypsok-EXTRA.pyz, or "
+        "rypsok-EXTRA-X.Y.Z-<python>-<platform>.pyz with --platform",
+    )
+    parser.add_argument(
         "--list",
         action="store_true",
         help="with --platform: print the file each target would be, and build nothing",
@@ -689,19 +805,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.python or args.list) and args.platform is None:
         parser.error("--python and --list need --platform")
+    extras: list[str] = list(dict.fromkeys(args.extras))
     try:
         if args.platform is None:
-            pyz = build((args.out or ROOT / "dist").resolve())
-            print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
+            for pyz in build((args.out or ROOT / "dist").resolve(), extras):
+                print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
             return 0
         targets = release_targets(args.platform, args.python or ())
         if args.list:
             version = project_version()
             for target in targets:
-                print(f"{target.label} {target.python} {artifact_name(version, target)}")
+                for extra in (None, *extras):
+                    print(f"{target.label} {target.python} {artifact_name(version, target, extra)}")
             return 0
         out = (args.out or ROOT / DEFAULT_RELEASE_DIR).resolve()
-        for pyz in build_platforms(out, targets):
+        for pyz in build_platforms(out, targets, extras):
             print(f"build_zipapp: wrote {pyz} ({pyz.stat().st_size} bytes)", file=sys.stderr)
     except BuildError as exc:
         print(f"build_zipapp: {exc}", file=sys.stderr)

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Audit the locked runtime closure for known vulnerabilities (REQ-SEC-020, THR-22).
 
-  .venv/bin/python tools/audit.py            audit requirements.lock; exit 0 or 1
-  .venv/bin/python tools/audit.py --lock F   another lock file
+  .venv/bin/python tools/audit.py            audit requirements.lock and
+                                             requirements-redis.lock; exit 0 or 1
+  .venv/bin/python tools/audit.py --lock F   another lock file (--lock may repeat)
 
 tools/test runs it on every change. It passes only when every package pinned
 in the lock was audited and none has a known vulnerability; anything else
 fails, with the packages and the reason.
 
-1. pip-audit (pinned in the test extra) reads the lock without installing it
+1. pip-audit (pinned in the test extra) reads the locks without installing them
    and asks PyPI's vulnerability feed about each pinned version
    (GET /pypi/NAME/VERSION/json).
 2. A package pip-audit skipped (it skips, and passes, when that request
@@ -36,7 +37,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,9 +45,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 # The lock reader and name normal form are the license check's (a sibling script).
 sys.path.insert(0, str(ROOT / "tools"))
-from licenses import canonical, read_lock  # noqa: E402
+from licenses import LOCKS, canonical, read_locks  # noqa: E402
 
-LOCK = ROOT / "requirements.lock"
 PROJECT_RECORD = "https://pypi.org/pypi/{name}/json"
 FETCH_TIMEOUT_S = 30
 PIP_AUDIT_TIMEOUT_S = 600
@@ -191,16 +191,15 @@ class PipAuditError(Exception):
     """pip-audit gave no report; the message says what it said instead."""
 
 
-def run_pip_audit(lock: Path) -> Mapping[str, Any]:
-    """pip-audit's JSON report on the lock, asked afresh (no cached answers)."""
+def run_pip_audit(locks: Sequence[Path]) -> Mapping[str, Any]:
+    """pip-audit's JSON report on the locks together, asked afresh (no cached answers)."""
     with tempfile.TemporaryDirectory(prefix="rypsok-audit-") as tmp:
         out = Path(tmp) / "report.json"
         cmd = [
             sys.executable,
             "-m",
             "pip_audit",
-            "--requirement",
-            str(lock),
+            *(arg for lock in locks for arg in ("--requirement", str(lock))),
             "--require-hashes",
             "--disable-pip",
             "--progress-spinner",
@@ -229,7 +228,12 @@ def run_pip_audit(lock: Path) -> Mapping[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Audit the locked runtime closure.")
-    parser.add_argument("--lock", type=Path, default=LOCK, help="the lock file (requirements.lock)")
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        action="append",
+        help=f"a lock file, one or more times (default: {' and '.join(p.name for p in LOCKS)})",
+    )
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -237,12 +241,17 @@ def main(argv: list[str] | None = None) -> int:
         "not be audited (tools/release uses it)",
     )
     args = parser.parse_args(argv)
-    pins = read_lock(args.lock)
+    locks: list[Path] = args.lock or list(LOCKS)
+    pins, clashes = read_locks(locks)
+    if clashes:
+        print(f"audit: FAILED: the locks disagree: {'; '.join(clashes)}", file=sys.stderr)
+        return 1
     if not pins:
-        print(f"audit: FAILED: no pinned requirement in {args.lock}", file=sys.stderr)
+        named = ", ".join(str(p) for p in locks)
+        print(f"audit: FAILED: no pinned requirement in {named}", file=sys.stderr)
         return 1
     try:
-        report = run_pip_audit(args.lock)
+        report = run_pip_audit(locks)
     except PipAuditError as exc:
         print(f"audit: FAILED, nothing was audited: {exc}", file=sys.stderr)
         return 1

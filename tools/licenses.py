@@ -3,10 +3,13 @@
 
   .venv/bin/python tools/licenses.py          check; exit 0, or 1 naming each problem
   .venv/bin/python tools/licenses.py --list   one line per package: name, version, license
+  .venv/bin/python tools/licenses.py --lock F [--lock G]   other lock files
 
-The packages are the pins of requirements.lock: exactly what the pyz ships.
+The packages are the pins of requirements.lock and requirements-redis.lock:
+exactly what the pyz ships, and what the pyz built with the redis extra adds.
 Each is read from the metadata of the distribution installed for the running
-interpreter (tools/setup's .venv), which must be the locked version:
+interpreter (tools/setup's .venv, which installs both locks), which must be the
+locked version:
 
 * License-Expression (core metadata 2.4, PEP 639) is an SPDX expression and
   is taken as the package's license. It must equal the package's entry in
@@ -37,6 +40,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
+# The runtime closure and the extra that a second kind of pyz adds to it
+# (build_zipapp.EXTRAS); license-allow.toml has one entry per pin of all of them.
+LOCKS = (LOCK, ROOT / "requirements-redis.lock")
 ALLOW = ROOT / "tools" / "license-allow.toml"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 NOTICE_FILE = re.compile(r"(^|/)(LICEN[CS]E|COPYING|NOTICE)[^/]*$", re.IGNORECASE)
@@ -66,6 +72,17 @@ def read_lock(path: Path) -> dict[str, str]:
         if found:
             pins[canonical(found.group(1))] = found.group(2)
     return pins
+
+
+def read_locks(paths: Iterable[Path]) -> tuple[dict[str, str], list[str]]:
+    """The pins of several locks together, and the names two of them pin apart."""
+    pins: dict[str, str] = {}
+    clashes: list[str] = []
+    for path in paths:
+        for name, version in read_lock(path).items():
+            if pins.setdefault(name, version) != version:
+                clashes.append(f"{name}: pinned {pins[name]} and {version} ({path.name})")
+    return pins, clashes
 
 
 # -- SPDX expressions -----------------------------------------------------------------------
@@ -302,17 +319,23 @@ def check(
             f"{name} {locked}: {p}" for p in problems_of(pkg, locked, entries.get(name), allowed)
         ]
     for name in sorted(set(entries) - set(pins)):
-        found.append(f"{name}: listed in tools/license-allow.toml but not in the lock: remove it")
+        found.append(f"{name}: listed in tools/license-allow.toml but in no lock: remove it")
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="License check of the locked runtime closure.")
     parser.add_argument("--list", action="store_true", help="print each package's license")
-    parser.add_argument("--lock", type=Path, default=LOCK)
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        action="append",
+        help=f"a lock file, one or more times (default: {' and '.join(p.name for p in LOCKS)})",
+    )
     parser.add_argument("--allow", type=Path, default=ALLOW)
     args = parser.parse_args(argv)
-    pins = read_lock(args.lock)
+    locks: list[Path] = args.lock or list(LOCKS)
+    pins, clashes = read_locks(locks)
     allowed, entries = load_allow(args.allow)
     if args.list:
         for name, locked in sorted(pins.items()):
@@ -322,9 +345,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:28} {locked:12} {shown}")
         return 0
     if not pins:
-        print(f"licenses: FAILED: no pinned requirement in {args.lock}", file=sys.stderr)
+        named = ", ".join(str(p) for p in locks)
+        print(f"licenses: FAILED: no pinned requirement in {named}", file=sys.stderr)
         return 1
-    found = check(pins, allowed, entries)
+    found = clashes + check(pins, allowed, entries)
     for line in found:
         print(f"licenses: {line}", file=sys.stderr)
     if found:

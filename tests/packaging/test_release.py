@@ -258,6 +258,95 @@ def test_req_dep_005_sha256sums_lists_every_file_for_sha256sum(tmp_path: Path) -
     assert proc.returncode == 1 and "rypsok-b.pyz: FAILED" in proc.stdout
 
 
+def test_issue_21_the_redis_kind_is_named_apart_from_the_default_one() -> None:
+    target = bz.Target("3.11", "x86_64")
+    assert bz.artifact_name("1.2.3", target) == "rypsok-1.2.3-cp311-manylinux_2_28_x86_64.pyz"
+    assert (
+        bz.artifact_name("1.2.3", target, "redis")
+        == "rypsok-redis-1.2.3-cp311-manylinux_2_28_x86_64.pyz"
+    )
+    assert (bz.host_name(), bz.host_name("redis")) == ("rypsok.pyz", "rypsok-redis.pyz")
+    # tools/release reads the CPython version and platform from the name, for both kinds.
+    pattern = re.compile(r"^rypsok-.*-cp3([0-9]*)-(.*)\.pyz$")
+    for extra in (None, "redis"):
+        found = pattern.match(bz.artifact_name("1.2.3", bz.Target("3.13", "arm64", "macos"), extra))
+        assert found and found.groups() == ("13", "macosx_11_0_arm64")
+
+
+def test_issue_21_list_names_both_kinds_of_every_target_with_redis(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert bz.main(["--platform", "aarch64", "--python", "3.12", "--list"]) == 0
+    version = rypsok.__version__
+    plain = f"linux-aarch64 3.12 rypsok-{version}-cp312-manylinux_2_28_aarch64.pyz"
+    assert capsys.readouterr().out.splitlines() == [plain]
+    assert bz.main(["--platform", "--with", "redis", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 * 4 * 7
+    assert lines[:2] == [
+        f"linux-aarch64 3.11 rypsok-{version}-cp311-manylinux_2_28_aarch64.pyz",
+        f"linux-aarch64 3.11 rypsok-redis-{version}-cp311-manylinux_2_28_aarch64.pyz",
+    ]
+    with pytest.raises(SystemExit) as exc:
+        bz.main(["--with", "postgres"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'postgres'" in capsys.readouterr().err
+
+
+def test_issue_21_an_extra_lock_may_only_add_to_the_runtime_lock(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bz.check_extra_lock(LOCK_A, "redis==8.1.0 \\\n    --hash=sha256:ffff\n", "redis")
+    with pytest.raises(bz.BuildError, match=r"already pins: anyio"):
+        bz.check_extra_lock(LOCK_A, "anyio==4.0.0 \\\n    --hash=sha256:ffff\n", "redis")
+    with pytest.raises(bz.BuildError, match="pins nothing"):
+        bz.check_extra_lock(LOCK_A, "# nothing\n", "redis")
+    # The real locks: the redis one adds to requirements.lock and to the Intel macs' merge.
+    redis = bz.extra_lock("redis").read_text(encoding="utf-8")
+    main = bz.LOCK.read_text(encoding="utf-8")
+    intel = bz.merged_lock(main, bz.LOCK_OVERRIDES["macos-x86_64"].read_text(encoding="utf-8"))
+    for runtime in (main, intel):
+        bz.check_extra_lock(runtime, redis, "redis")
+    assert sorted(bz._entries(redis)) == ["async-timeout", "redis"]
+    with pytest.raises(bz.BuildError, match="unknown extra"):
+        bz.extra_lock("postgres")
+    # A build refuses such a lock before it builds anything.
+    bz.check_tools(["redis"])
+    overlapping = tmp_path / "requirements-redis.lock"
+    overlapping.write_text(redis + "anyio==4.0.0 \\\n    --hash=sha256:ffff\n", encoding="utf-8")
+    monkeypatch.setitem(bz.EXTRAS, "redis", overlapping)
+    monkeypatch.setattr(bz, "build_one", lambda *a, **k: pytest.fail("built anyway"))
+    with pytest.raises(bz.BuildError, match=r"already pins: anyio"):
+        bz.build(tmp_path / "out", ["redis"])
+
+
+def test_issue_21_an_extras_file_may_not_replace_one_of_the_site(tmp_path: Path) -> None:
+    site, extra = tmp_path / "site", tmp_path / "extra"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg" / "__init__.py").write_text("kept\n", encoding="utf-8")
+    (extra / "redis").mkdir(parents=True)
+    (extra / "redis" / "__init__.py").write_text("added\n", encoding="utf-8")
+    assert bz.add_site(extra, site) == 1
+    assert (site / "redis" / "__init__.py").read_text(encoding="utf-8") == "added\n"
+    (extra / "pkg").mkdir()
+    (extra / "pkg" / "__init__.py").write_text("replaced\n", encoding="utf-8")
+    (site / "redis" / "__init__.py").unlink()
+    with pytest.raises(bz.BuildError, match=r"already in the site: pkg/__init__\.py"):
+        bz.add_site(extra, site)
+    assert (site / "pkg" / "__init__.py").read_text(encoding="utf-8") == "kept\n"
+
+
+def test_issue_21_release_builds_and_smoke_tests_both_kinds() -> None:
+    """tools/release builds every target with the redis kind beside it, and its smoke
+    runs check a redis store configuration against both kinds."""
+    text = (REPO / "tools" / "release").read_text(encoding="utf-8")
+    builds = re.findall(r"build_zipapp\.py --platform[^\n]*", text)
+    code = [b for b in builds if "--out" in b]
+    assert code and all("--with redis" in b for b in code), code
+    assert 'backend = "redis"' in text and "rypsok[redis]" in text
+    assert "rypsok-redis-*)" in text
+
+
 def test_build_zipapp_python_needs_platform(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         bz.main(["--python", "3.12"])

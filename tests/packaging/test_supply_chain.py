@@ -38,6 +38,7 @@ from tests.support.paths import REPO
 LOCK = REPO / "requirements.lock"
 TEST_LOCK = REPO / "requirements-test.lock"
 INTEL_MAC_LOCK = REPO / "requirements-macos-x86_64.lock"
+REDIS_LOCK = REPO / "requirements-redis.lock"
 
 
 def _load_tool(name: str) -> ModuleType:
@@ -166,11 +167,48 @@ def test_req_sec_020_a_pin_outside_the_range_is_caught() -> None:
 
 
 def test_req_sec_020_every_lock_entry_is_an_exact_pin_with_hashes() -> None:
-    for path in (LOCK, TEST_LOCK):
+    for path in (LOCK, TEST_LOCK, REDIS_LOCK):
         entries = _blocks(path.read_text(encoding="utf-8"))
-        assert len(entries) > 20, path
+        assert len(entries) > (1 if path == REDIS_LOCK else 20), path
         unhashed = [n for n, block in entries.items() if "--hash=sha256:" not in block]
         assert unhashed == [], f"{path.name}: entries without a hash: {unhashed}"
+        # The wheel and the sdist each: a hash per file PyPI serves, not one of them.
+        once = [n for n, block in entries.items() if block.count("--hash=sha256:") < 2]
+        assert path != REDIS_LOCK or once == [], f"{path.name}: one hash only: {once}"
+
+
+def _extra_requirements(extra: str) -> list[Requirement]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [Requirement(line) for line in project["optional-dependencies"][extra]]
+
+
+def test_issue_21_the_redis_lock_is_the_redis_extras_closure_beside_the_runtime_lock() -> None:
+    """requirements-redis.lock pins redis inside pyproject.toml's range for the extra and
+    adds exactly what the extra needs beyond requirements.lock, for every CPython 3.11
+    the pyz runs on: async-timeout, which redis.asyncio imports below 3.11.3 (Debian 12
+    has 3.11.2), is pinned without that marker. .venv has both installed."""
+    text = REDIS_LOCK.read_text(encoding="utf-8")
+    runtime = _pins(LOCK.read_text(encoding="utf-8"))
+    pins = _pins(text)
+    [redis] = _extra_requirements("redis")
+    assert canonicalize_name(redis.name) == "redis"
+    assert redis.specifier.contains("8.1.0") and not redis.specifier.contains("9.0.0")
+    env = _target_env(LOCK.read_text(encoding="utf-8"))
+    assert pin_mismatches([redis], pins, env) == []
+    assert set(pins).isdisjoint(runtime), "the redis lock repeats a runtime pin"
+    oldest = {**env, "python_full_version": "3.11.0"}
+    needed = closure([redis], oldest)
+    assert {n: v for n, v in needed.items() if n not in runtime} == pins
+    assert "async-timeout" not in closure([redis], {**env, "python_full_version": "3.12.0"})
+
+
+def test_issue_21_tools_setup_installs_the_redis_lock_hash_checked() -> None:
+    lines = (REPO / "tools" / "setup").read_text(encoding="utf-8").splitlines()
+    stamp = next(line for line in lines if line.startswith('want="$(cat '))
+    assert "requirements-redis.lock" in stamp + lines[lines.index(stamp) + 1]
+    [install] = [line for line in lines if "-r requirements-redis.lock" in line]
+    assert "--require-hashes" in install and "install" in install
+    assert "apt-get install -y -qq" in "\n".join(lines)
 
 
 def test_req_sec_020_the_intel_mac_override_pins_only_what_the_closure_accepts() -> None:
@@ -267,7 +305,9 @@ def test_req_sec_020_every_runtime_package_has_an_allowed_license() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith("licenses: ok: ")
+    count = len(licenses.read_locks(licenses.LOCKS)[0])
+    assert proc.stderr == f"licenses: ok: {count} runtime packages, each under an allowed license\n"
+    assert count > len(licenses.read_lock(LOCK))  # the redis lock's pins were checked too
 
 
 ALLOWED = ["MIT", "BSD-3-Clause", "Apache-2.0"]
@@ -338,13 +378,12 @@ def test_req_sec_020_license_problems_are_caught() -> None:
 
 def test_req_sec_020_allow_file_entries_match_the_lock_both_ways() -> None:
     allowed, entries = licenses.load_allow(licenses.ALLOW)
-    pins = licenses.read_lock(LOCK)
+    pins = {**licenses.read_lock(LOCK), **licenses.read_lock(REDIS_LOCK)}
     assert sorted(entries) == sorted(pins)
+    assert entries["redis"]["license"] == "MIT"
     assert "MIT" in allowed and not any(a.startswith(("GPL", "LGPL", "AGPL")) for a in allowed)
     stale = licenses.check({}, allowed, {"gone-package": {"license": "MIT"}})
-    assert stale == [
-        "gone-package: listed in tools/license-allow.toml but not in the lock: remove it"
-    ]
+    assert stale == ["gone-package: listed in tools/license-allow.toml but in no lock: remove it"]
 
 
 # -- the vulnerability audit -------------------------------------------------------------------
@@ -429,27 +468,42 @@ def test_req_sec_020_audit_without_a_pip_audit_report_fails(
     empty = tmp_path / "empty.lock"
     empty.write_text("# nothing pinned\n", encoding="utf-8")
     assert audit.main(["--lock", str(empty)]) == 1
-    assert audit.read_lock(LOCK) == _pins(LOCK.read_text(encoding="utf-8"))
+    assert licenses.read_lock(LOCK) == _pins(LOCK.read_text(encoding="utf-8"))
 
 
-def test_req_sec_020_an_outdated_pin_warns_on_a_change_and_fails_the_release(
+def test_issue_21_the_audit_and_the_license_check_read_the_redis_lock_too(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    lock = tmp_path / "one.lock"
-    lock.write_text("a==1.0 \\\n    --hash=sha256:00\n", encoding="utf-8")
-    monkeypatch.setattr(
-        audit,
-        "run_pip_audit",
-        lambda _lock: {"dependencies": [{"name": "a", "skip_reason": SKIPPED}]},
+    """Both tools read requirements.lock and requirements-redis.lock unless told other
+    locks, and pip-audit is asked about both at once."""
+    assert licenses.LOCKS == (LOCK, REDIS_LOCK)
+    asked: list[list[Path]] = []
+
+    def report(locks: list[Path]) -> Mapping[str, Any]:
+        asked.append(list(locks))
+        pins, _ = licenses.read_locks(locks)
+        return {"dependencies": [{"name": n, "version": v, "vulns": []} for n, v in pins.items()]}
+
+    monkeypatch.setattr(audit, "run_pip_audit", report)
+    assert audit.main([]) == 0
+    assert asked == [[LOCK, REDIS_LOCK]]
+    count = len(_pins(LOCK.read_text(encoding="utf-8"))) + len(
+        _pins(REDIS_LOCK.read_text(encoding="utf-8"))
     )
-    monkeypatch.setattr(audit, "fetch_project_record", lambda _name: _record("1.1"))
-    assert audit.main(["--lock", str(lock)]) == 0
-    assert "NOT AUDITED (outdated pin) a 1.0" in capsys.readouterr().err
-    assert audit.main(["--lock", str(lock), "--strict"]) == 1
-    monkeypatch.setattr(audit, "fetch_project_record", lambda _name: _record("1.0", ADVISORY))
-    assert audit.main(["--lock", str(lock)]) == 1  # a known vulnerability always fails
+    assert f"audit: ok: {count} pinned packages" in capsys.readouterr().err
+    assert audit.main(["--lock", str(REDIS_LOCK)]) == 0
+    assert asked[-1] == [REDIS_LOCK]
+    # Two locks that pin one package apart are refused before anything is asked.
+    clash = tmp_path / "clash.lock"
+    clash.write_text("anyio==0.1 \\\n    --hash=sha256:00\n", encoding="utf-8")
+    assert licenses.read_locks([LOCK, REDIS_LOCK])[1] == []
+    [why] = licenses.read_locks([LOCK, clash])[1]
+    assert why.startswith("anyio: pinned ") and why.endswith(" and 0.1 (clash.lock)")
+    assert audit.main(["--lock", str(LOCK), "--lock", str(clash)]) == 1
+    assert "the locks disagree: anyio" in capsys.readouterr().err
+    assert len(asked) == 2
 
 
 # -- hardening: Python's stand-in for forbidding unsafe -----------------------------------------

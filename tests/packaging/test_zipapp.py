@@ -2,7 +2,10 @@
 runs with nothing but the base python3 (DESIGN.md, decision 10; REQ-OPS-001).
 
 The builds go to temporary folders, never to the repo's dist/. One pair of
-builds serves every test in this module.
+builds serves every test in this module: "build-a" with `--with redis` (so it
+also writes rypsok-redis.pyz, the file that carries the Redis store's client),
+"build-b" without. Their rypsok.pyz must be the same bytes: the option adds a
+file and changes nothing in the default one.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,9 +60,9 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _build(out: Path) -> Path:
+def _build(out: Path, *options: str) -> Path:
     proc = subprocess.run(
-        [sys.executable, str(REPO / "build_zipapp.py"), "--out", str(out)],
+        [sys.executable, str(REPO / "build_zipapp.py"), *options, "--out", str(out)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -72,12 +76,21 @@ def _build(out: Path) -> Path:
 # One build per name per test session, shared with the modules that import
 # built_pyz (tests/packaging/test_supply_chain.py reads the dist-infos of "build-a").
 _BUILT: dict[str, Path] = {}
+# The build that also writes the redis kind beside the plain file.
+_OPTIONS = {"build-a": ("--with", "redis")}
+REDIS_PYZ = "rypsok-redis.pyz"
 
 
 def built_pyz(tmp_path_factory: pytest.TempPathFactory, name: str = "build-a") -> Path:
+    """rypsok.pyz of the named build (built once per session)."""
     if name not in _BUILT:
-        _BUILT[name] = _build(tmp_path_factory.mktemp(name))
+        _BUILT[name] = _build(tmp_path_factory.mktemp(name), *_OPTIONS.get(name, ()))
     return _BUILT[name]
+
+
+def built_redis_pyz(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """rypsok-redis.pyz, written beside build-a's rypsok.pyz by the same run."""
+    return built_pyz(tmp_path_factory, "build-a").parent / REDIS_PYZ
 
 
 @pytest.fixture(scope="module")
@@ -110,10 +123,15 @@ def test_req_ops_001_pyz_build_is_reproducible_and_checksummed(
     two_builds: tuple[Path, Path],
 ) -> None:
     first, second = two_builds
+    # The first was built with --with redis: the option leaves the default file alone.
     assert _sha256(first) == _sha256(second), "two builds of one tree differ"
-    for pyz in (first, second):
-        sums = (pyz.parent / "SHA256SUMS").read_text(encoding="ascii")
-        assert sums == f"{_sha256(pyz)}  rypsok.pyz\n"
+    redis = first.parent / REDIS_PYZ
+    assert (first.parent / "SHA256SUMS").read_text(encoding="ascii") == (
+        f"{_sha256(redis)}  {REDIS_PYZ}\n{_sha256(first)}  rypsok.pyz\n"
+    )
+    assert sorted(p.name for p in second.parent.iterdir()) == ["SHA256SUMS", "rypsok.pyz"]
+    sums = (second.parent / "SHA256SUMS").read_text(encoding="ascii")
+    assert sums == f"{_sha256(second)}  rypsok.pyz\n"
 
 
 def test_req_ops_001_pyz_sha256sums_passes_sha256sum_check(
@@ -129,7 +147,7 @@ def test_req_ops_001_pyz_sha256sums_passes_sha256sum_check(
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip() == "rypsok.pyz: OK"
+    assert proc.stdout.splitlines() == [f"{REDIS_PYZ}: OK", "rypsok.pyz: OK"]
 
 
 def test_req_ops_001_pyz_runs_version_and_check_with_plain_python(
@@ -262,7 +280,6 @@ _TRIMMED_MODULES = (
 def test_issue_18_the_pyz_leaves_out_what_only_the_sdks_client_imports(
     two_builds: tuple[Path, Path],
 ) -> None:
-    import re
 
     with zipfile.ZipFile(two_builds[0]) as archive:
         names = archive.namelist()
@@ -336,3 +353,110 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
         run = call(env, "search", "moths", "--json", "--config", str(config))
     assert run.returncode == 0, run.stderr
     assert "https://en.wikipedia.org/wiki/Moth" in run.stdout
+
+
+# ---------------------------------------------------------------------------
+# The redis kind (issue 21): the default file carries no Redis client, the
+# rypsok-redis one carries requirements-redis.lock's and nothing else more.
+
+# Top-level folders of the distributions requirements-redis.lock adds.
+_REDIS_TOPS = {"redis", "async_timeout"}
+_STORE_CONFIG = 'config_version = 1\n[store]\nbackend = "redis"\nurl_env = "RYPSOK_STORE_URL"\n'
+# A URL check reads and judges, never connects to: nothing listens on port 1.
+_STORE_URL = "redis://127.0.0.1:1/0"
+
+
+def _redis_lock_pins() -> dict[str, str]:
+    text = (REPO / "requirements-redis.lock").read_text(encoding="utf-8")
+    return {m[1].lower(): m[2] for m in re.finditer(r"^([A-Za-z0-9._-]+)==(\S+)", text, re.M)}
+
+
+def _tops(archive: zipfile.ZipFile) -> set[str]:
+    return {n.split("/")[1] for n in archive.namelist() if n.startswith("site-packages/")}
+
+
+def test_issue_21_the_default_pyz_carries_no_redis_client(
+    two_builds: tuple[Path, Path],
+) -> None:
+    for pyz in two_builds:
+        with zipfile.ZipFile(pyz) as archive:
+            tops = _tops(archive)
+        assert tops.isdisjoint(_REDIS_TOPS), tops & _REDIS_TOPS
+        assert not [t for t in tops if re.match(r"(redis|async_timeout)-.*\.dist-info$", t)]
+
+
+def test_issue_21_the_redis_pyz_is_the_default_one_plus_the_redis_lock(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Every entry of the default file is in the redis file with the same bytes (but
+    shiv's environment.json, whose build id hashes the contents); what it adds is the
+    redis lock's distributions, at the locked versions, with their byte code."""
+    plain = built_pyz(tmp_path_factory, "build-a")
+    redis = built_redis_pyz(tmp_path_factory)
+    with zipfile.ZipFile(plain) as a, zipfile.ZipFile(redis) as b:
+        crc_a = {i.filename: i.CRC for i in a.infolist()}
+        crc_b = {i.filename: i.CRC for i in b.infolist()}
+        added = sorted(set(crc_b) - set(crc_a))
+        assert set(crc_a) <= set(crc_b)
+        assert [n for n in crc_a if crc_a[n] != crc_b[n]] == ["environment.json"]
+        tops = {n.split("/")[1] for n in added}
+        found = [re.fullmatch(r"(.+)-([^-]+)\.dist-info", t) for t in tops]
+        versions = {m[1].replace("_", "-").lower(): m[2] for m in found if m}
+        tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
+        assert f"site-packages/redis/asyncio/__pycache__/client.{tag}.pyc" in added
+        assert any(n.startswith("site-packages/redis-8.") and "/licenses/" in n for n in added)
+    assert all(n.startswith("site-packages/") for n in added)
+    assert tops - {t for t in tops if t.endswith(".dist-info")} == _REDIS_TOPS
+    assert versions == _redis_lock_pins()
+    assert redis.stat().st_size > plain.stat().st_size
+
+
+def test_issue_21_a_redis_store_configuration_needs_the_redis_pyz(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """check accepts [store] backend = "redis" from the redis file and refuses it from
+    the default one, naming rypsok[redis]; the client imports from the redis file."""
+    config = tmp_path / "store.toml"
+    config.write_text(_STORE_CONFIG, encoding="utf-8")
+    plain = built_pyz(tmp_path_factory, "build-a")
+    redis = built_redis_pyz(tmp_path_factory)
+
+    def run(pyz: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        home = tmp_path / "home"
+        home.mkdir(exist_ok=True)
+        return subprocess.run(
+            [_base_python(), str(pyz), *args],
+            cwd=tmp_path,
+            env={
+                "PATH": os.defpath,
+                "HOME": str(home),
+                "SHIV_ROOT": str(tmp_path / "shiv"),
+                "RYPSOK_STORE_URL": _STORE_URL,
+                **env,
+            },
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
+        )
+
+    version = run(redis, "--version")
+    assert (version.returncode, version.stdout) == (0, f"rypsok {rypsok.__version__}\n")
+    accepted = run(redis, "check", "--config", str(config))
+    assert accepted.returncode == 0, accepted.stderr
+    assert "is valid" in accepted.stderr
+    refused = run(plain, "check", "--config", str(config))
+    assert refused.returncode == 1, refused.stderr
+    assert "rypsok[redis]" in refused.stderr
+    assert "store.backend" in refused.stderr
+    # The client and its asyncio side import from the unpacked file (SHIV_INTERPRETER
+    # makes the pyz a Python with its site on the path, as deploy/Dockerfile uses it).
+    probe = run(
+        redis,
+        "-c",
+        "import redis, redis.asyncio, async_timeout; print(redis.__version__)",
+        SHIV_INTERPRETER="1",
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout == f"{_redis_lock_pins()['redis']}\n"
