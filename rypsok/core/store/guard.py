@@ -1,0 +1,100 @@
+"""Whether the shared store is answering, and every call to it bounded in time.
+
+Two states. Available: every operation goes to Redis. Unavailable: entered when an
+operation fails or outlasts the store timeout. For LIM-D4 ms after the latest failure no
+operation tries Redis (each answers from this process at once); after that one
+operation at a time tries again (the trial) while the others still answer locally, and
+the trial's success makes the store available again.
+
+Each change is logged once (`store_unavailable` with the operation and the exception's
+type name, never its message, which may name the server; `store_recovered`) and counted.
+A cancelled caller is never held up or swallowed here: only the store's own failures
+and its timeout become `Away`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import anyio
+
+from rypsok.core import limits
+from rypsok.core.telemetry import counters, log
+
+T = TypeVar("T")
+
+
+class Away(Exception):
+    """The store did not answer this operation: answer from this process instead."""
+
+
+class Guard:
+    def __init__(
+        self,
+        timeout_s: float,
+        rest_s: float = limits.default("LIM-D4") / 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.rest_s = rest_s
+        self._clock = clock
+        self.available = True
+        self._retry_at = 0.0
+        self._trial = False  # an operation is trying the unavailable store
+
+    def _begin(self) -> bool | None:
+        """None: do not try now; True: this operation is the trial; False: a normal try."""
+        if self.available:
+            return False
+        if self._trial or self._clock() < self._retry_at:
+            return None
+        self._trial = True
+        return True
+
+    async def run(self, operation: str, call: Callable[[], Awaitable[T]]) -> T:
+        """`call`'s answer, within the store timeout; `Away` when the store is resting
+        or this call failed."""
+        trial = self._begin()
+        if trial is None:
+            counters.add("store", "local", operation)
+            raise Away
+        try:
+            with anyio.fail_after(self.timeout_s):
+                value = await call()
+        except Exception as exc:  # any failure of the store, or its timeout
+            self._failed(operation, exc)
+            raise Away from None
+        finally:
+            if trial:
+                self._trial = False
+        if trial:
+            self._recovered()
+        return value
+
+    def _failed(self, operation: str, exc: Exception) -> None:
+        error = type(exc).__name__
+        counters.add("store", "errors", error)
+        counters.add("store", "local", operation)
+        self._retry_at = self._clock() + self.rest_s
+        if self.available:
+            self.available = False
+            counters.add("store", "state", "unavailable")
+            log.warn(
+                "store_unavailable",
+                operation=operation,
+                error=error,
+                retry_in_ms=int(self.rest_s * 1000),
+            )
+
+    def _recovered(self) -> None:
+        # Only a trial that began while unavailable ends that state: an operation that
+        # was already in flight when another failed proves nothing about now.
+        if not self.available:
+            self.available = True
+            counters.add("store", "state", "recovered")
+            log.info("store_recovered")
+
+
+__all__ = ["Away", "Guard"]
