@@ -35,6 +35,7 @@ from urllib.parse import quote, urlsplit
 if TYPE_CHECKING:
     from rypsok.core.facade import Rypsok
     from rypsok.core.net.client import Response
+    from rypsok.core.store.memory import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
 WARMUP_SEARCHES = 30
@@ -300,6 +301,14 @@ def covered(spans: Sequence[tuple[float, float]]) -> float:
     return total
 
 
+def memory_of(core: Rypsok) -> MemoryStore:
+    """The core's memory store, whose parts the benchmark swaps (the default backend)."""
+    from rypsok.core.store.memory import MemoryStore
+
+    assert isinstance(core.store, MemoryStore)
+    return core.store
+
+
 def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, BenchClient]:
     from rypsok.core.config import load
     from rypsok.core.engines.limiter import ProviderLimiter
@@ -327,9 +336,9 @@ def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, B
     # a loop of searches for minutes: each engine gets a limiter of a very high rate, with
     # its concurrency unchanged.
     limiters = {}
-    for engine_id, old in core.searches.limiters.items():
+    for engine_id, old in memory_of(core).limiters.items():
         limiters[engine_id] = ProviderLimiter(10**9, 10**6, int(old.slots.total_tokens))
-    core.searches.limiters = limiters
+    memory_of(core).limiters = limiters
     # The stage the book calls post-processing (fusion, cleaning, the cut), timed in place.
     stage = core.searches._results
 
@@ -360,7 +369,7 @@ def fresh_tool_limiter(core: Rypsok) -> None:
     from rypsok.core.ratelimit import ToolRateLimiter
 
     lim = core.config.limits
-    core.rate = ToolRateLimiter(
+    memory_of(core).calls = ToolRateLimiter(
         {
             "web_search": lim.web_search_per_minute,
             "web_fetch": lim.web_fetch_per_minute,
@@ -392,7 +401,7 @@ def run_searches(
 
     budget = core.config.limits.web_search_per_minute
     encoder = _encoder(core)
-    cache = core.searches.cache
+    cache = memory_of(core).cache
 
     async def go() -> list[Series]:
         series = [Series(v.label, [], [], [], []) for v in variants]
@@ -408,7 +417,7 @@ def run_searches(
             if variant.fresh_queries:
                 text = f"{text} {i}"
             arguments = {"query": text, "max_results": MAX_RESULTS}
-            core.searches.cache = cache if variant.cache else None
+            memory_of(core).cache = cache if variant.cache else None
             client.delay_s = variant.delay_s
             client.spans.clear()
             client.post.clear()
@@ -427,7 +436,7 @@ def run_searches(
             row.post_ms.append(sum(client.post) * 1000)
             row.requests.append(len(client.spans))
             row.from_cache.append(sum(n.code == "from_cache" for n in response.notices))
-        core.searches.cache = cache
+        memory_of(core).cache = cache
         return series
 
     return anyio.run(go)
@@ -602,7 +611,7 @@ def section_cache(count: int, workdir: Path) -> None:
     log._stream = devnull
     try:
         core, client = build_core(workdir, CACHE_CONFIG_TOML)
-        cache = core.searches.cache
+        cache = memory_of(core).cache
         if cache is None:
             raise SystemExit("bench: the cache section's configuration left the cache off")
         # Sanity: the second of two equal searches is served whole from the cache.

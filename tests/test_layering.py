@@ -182,6 +182,7 @@ LAYERS: dict[str, int] = {
     "rypsok.core.engines": 5,
     "rypsok.core.fetch": 5,
     "rypsok.core.search": 5,
+    "rypsok.core.store": 5,  # what replicas share: beside the pipelines that use it
     "rypsok.core": 6,  # the package's own __init__ hands out Rypsok lazily
     "rypsok.core.facade": 6,
     "rypsok.protocol": 7,

@@ -22,7 +22,6 @@ from rypsok.core.disposal import forget_urls
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.fetch.errors import fetch_deadline
 from rypsok.core.fetch.request import fetch_request
-from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import (
     FetchResponse,
     SearchResponse,
@@ -37,8 +36,8 @@ from rypsok.core.net.client import OutboundClient, user_agent
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.tls import client_context
-from rypsok.core.ratelimit import ToolRateLimiter
 from rypsok.core.search.request import search_request
+from rypsok.core.store import build_store
 from rypsok.core.telemetry import call_scope, counters, log
 
 if TYPE_CHECKING:
@@ -64,14 +63,10 @@ class Rypsok:
     ) -> None:
         self.config = config
         self.health = HealthRegistry(config)
+        # Limits, circuits, cache, strict-mode memory and robots.txt rules: this process's
+        # own by default, or shared by every replica through the configured store.
+        self.store = build_store(config, self.health)
         lim = config.limits
-        self.rate = ToolRateLimiter(
-            {
-                "web_search": lim.web_search_per_minute,
-                "web_fetch": lim.web_fetch_per_minute,
-                "engine_status": lim.engine_status_per_minute,
-            }
-        )
         # One trust store and one User-Agent for both profiles, built only when a client
         # is not given (the CA bundle is read once at start, not once a client).
         agent = user_agent(config.service.user_agent_contact)
@@ -89,7 +84,6 @@ class Rypsok:
         self.parsing = anyio.CapacityLimiter(lim.parsing_in_flight)  # pages and scraped answers
         # One egress component for both profiles: the operator's rules, read once.
         self.egress = egress_policy(config)
-        self.returned = ReturnedUrls(lim.strict_mode_urls)
 
     # The two pipelines, their drivers and parsers are built by the first call that
     # needs them: a session at rest holds none of it (LIM-M1), and the first call pays
@@ -97,19 +91,12 @@ class Rypsok:
 
     @cached_property
     def searches(self) -> SearchService:
-        from rypsok.core.engines.limiter import ProviderLimiter
         from rypsok.core.engines.registry import driver_for
         from rypsok.core.search.pipeline import SearchService
 
-        lim = self.config.limits
-        active = [e for e in self.config.engines if e.active]
-        drivers = {e.id: driver_for(e) for e in active}
-        limiters = {
-            e.id: ProviderLimiter(e.rate[0], e.rate[1], min(lim.per_engine_in_flight, e.rate[2]))
-            for e in active
-        }
+        drivers = {e.id: driver_for(e) for e in self.config.engines if e.active}
         return SearchService(
-            self.config, self.health, self.client, drivers, limiters, self.egress, self.parsing
+            self.config, self.health, self.client, drivers, self.store, self.egress, self.parsing
         )
 
     @cached_property
@@ -123,8 +110,16 @@ class Rypsok:
             self._fetch_client or self._new_client(),
             self.egress,
             self.parsing,
-            self.returned,
+            self.store,
         )
+
+    async def open(self) -> None:
+        """Reach the store once before the first call (a store that cannot be reached is
+        logged and served around)."""
+        await self.store.open()
+
+    async def close(self) -> None:
+        await self.store.close()
 
     @classmethod
     def from_config(cls, config: Config, *, tls: ssl.SSLContext | None = None) -> Rypsok:
@@ -144,7 +139,7 @@ class Rypsok:
                 search_request(self.config, arguments), caller=caller
             )
             if self.config.fetch.strict_mode:
-                self.returned.remember(r.url for r in response.results)
+                await self.store.remember_returned([r.url for r in response.results])
             return response
 
         maximum = self.config.search.deadline_ms + limits.default("LIM-S7")
@@ -183,16 +178,19 @@ class Rypsok:
             started = time.monotonic()
             outcome = "error"
             try:
-                self._admit(caller, tool)
-                try:
-                    with anyio.move_on_after(maximum_ms / 1000) as scope:
+                # The store's answer counts against the call's maximum like the work does.
+                with anyio.move_on_after(maximum_ms / 1000) as scope:
+                    admitted = await self.store.admit_call(caller, tool)
+                    if admitted.wait_ms is not None:
+                        raise rate_limited(tool, admitted.wait_ms)
+                    try:
                         response = await work()
-                    if scope.cancelled_caught:
-                        raise late()
-                except ToolError as error:
-                    if error.kind in _REFUNDED:
-                        self.rate.refund(caller, tool)
-                    raise
+                    except ToolError as error:
+                        if error.kind in _REFUNDED:
+                            await self.store.refund_call(caller, tool, admitted)
+                        raise
+                if scope.cancelled_caught:
+                    raise late()
                 outcome = str(getattr(response, "outcome", "ok"))
                 return response
             except ToolError as error:
@@ -218,7 +216,7 @@ class Rypsok:
         async def work() -> StatusResponse:
             for name in arguments or {}:
                 raise unknown_parameter(name, ())
-            return StatusResponse(self.health.reports())
+            return StatusResponse(self.health.reports(await self.store.circuit_states()))
 
         maximum = limits.default("LIM-S13")
         return await self._call("engine_status", caller, work, maximum, status_deadline)
@@ -252,11 +250,6 @@ class Rypsok:
             log.debug("call", tool=tool, outcome=outcome, latency_ms=latency_ms, **said)
             return
         log.info("call", tool=tool, outcome=outcome, latency_ms=latency_ms)
-
-    def _admit(self, caller: str, tool: str) -> None:
-        wait_ms = self.rate.try_acquire(caller, tool)
-        if wait_ms is not None:
-            raise rate_limited(tool, wait_ms)
 
 
 def egress_policy(config: Config) -> EgressPolicy:

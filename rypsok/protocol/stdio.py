@@ -184,6 +184,7 @@ async def serve_stdio(
             for scope in stop_scope:
                 scope.cancel()
 
+        await core.open()
         async with anyio.create_task_group() as group:
             group.start_soon(writer)
             group.start_soon(counters_every_minute)
@@ -193,6 +194,8 @@ async def serve_stdio(
                 inner.start_soon(reader)
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             await write_stream.aclose()
+            with anyio.CancelScope(shield=True):
+                await core.close()
             counters.emit(log)
             group.cancel_scope.cancel()
 

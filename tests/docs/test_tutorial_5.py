@@ -59,8 +59,8 @@ def in_process(
     kept; the circuit runs on a clock the test moves, so a cooldown passes at once."""
     core = Rypsok(load(str(tutorial_file(folder, standin, extra)), {}), tls=client_tls())
     if lifted:
-        cap = int(core.searches.limiters["ddg"].slots.total_tokens)
-        core.searches.limiters["ddg"] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
+        cap = int(core.store.limiters["ddg"].slots.total_tokens)
+        core.store.limiters["ddg"] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
     clock = FakeClock(1000.0)
     r = core.config.resilience
     core.health.get("ddg").circuit = Circuit(
@@ -144,7 +144,7 @@ def test_tutorial_5_step_2_two_engines_answer(tmp_path: Path) -> None:
 def test_tutorial_5_step_2_at_most_ten_a_minute_one_at_a_time(tmp_path: Path) -> None:
     with provider() as standin:
         core, _ = in_process(tmp_path, standin, lifted=False)
-        limiter = core.searches.limiters["ddg"]
+        limiter = core.store.limiters["ddg"]
         assert limiter.slots.total_tokens == ADMISSION.concurrency == 1
         assert (ADMISSION.rate_per_minute, ADMISSION.burst) == (10, 1)
         first = search(core, query="rust")

@@ -11,7 +11,8 @@ import sys
 
 from rypsok.core import limits
 from rypsok.core.config.memory import MemoryEstimate, estimate
-from rypsok.core.config.settings import Config, EngineSettings
+from rypsok.core.config.settings import Config, EngineSettings, StoreSettings
+from rypsok.core.net.hostname import is_loopback_url
 
 PREFIX = "rypsok: "
 
@@ -164,6 +165,7 @@ def lines(config: Config) -> list[str]:
         f"cache: enabled={_flag(c.enabled)} max_entries={c.max_entries} ttl_s={c.ttl_s} "
         f"max_entry_bytes={c.max_entry_bytes}"
     )
+    out.append(store_line(config.store))
     out.append(f"scraping: enabled={_flag(config.scraping.enabled)}")
     r = config.resilience
     out.append(
@@ -178,6 +180,18 @@ def lines(config: Config) -> list[str]:
     )
     out.append(memory_line(memory_of(config)))
     return out
+
+
+def store_line(st: StoreSettings) -> str:
+    """The backend and its bounds; of the URL only where it was read from (it may carry a
+    password), never the URL itself."""
+    if st.backend == "memory":
+        return "store: backend=memory (this process only)"
+    source = f"url_env={st.url_env}" if st.url_env is not None else "url_file=set"
+    return (
+        f"store: backend=redis {source} key_prefix={st.key_prefix} replicas={st.replicas} "
+        f"timeout_ms={st.timeout_ms} max_connections={st.max_connections}"
+    )
 
 
 def memory_line(m: MemoryEstimate) -> str:
@@ -253,6 +267,7 @@ def warnings(config: Config) -> list[str]:
             "to be stored (Wikipedia and SearXNG do, Brave and DuckDuckGo do not), so it holds "
             "nothing; turn the cache off, or enable an engine that allows storage"
         )
+    out += _store_warnings(config.store)
     memory = memory_of(config)
     if memory.over_unit:
         out.append(
@@ -267,4 +282,23 @@ def warnings(config: Config) -> list[str]:
                 f"service.http.auth.callers[{index}]: the token file is readable by "
                 "everyone; chmod 600 it"
             )
+    return out
+
+
+def _store_warnings(st: StoreSettings) -> list[str]:
+    if st.backend != "redis" or st.url is None:
+        return []
+    out: list[str] = []
+    url = st.url.reveal()
+    if url.startswith("redis://") and not is_loopback_url(url):
+        key = "store.url_env" if st.url_env is not None else "store.url_file"
+        out.append(
+            f"{key}: the store is reached over plain redis:// off loopback, so cached "
+            "answers and caller ids cross the network unencrypted; use rediss://"
+        )
+    if st.replicas == 1:
+        out.append(
+            "store.replicas: it is 1, so while Redis is away every replica allows the "
+            "whole of each limit; set it to the number of replicas"
+        )
     return out

@@ -6,9 +6,10 @@ every secret already resolved (or its absence recorded).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
+from rypsok.core import limits
 from rypsok.core.config.secrets import Secret
 from rypsok.core.engines.admission import CATEGORIES, Admission, Endpoint
 from rypsok.core.model import DisabledReason
@@ -20,9 +21,11 @@ from rypsok.core.net.rules import Rule
 SafeSearch = Literal["off", "moderate", "strict"]
 SecretDetection = Literal["off", "warn", "mask", "refuse"]
 LogLevel = Literal["error", "warn", "info", "debug"]
+StoreBackend = Literal["memory", "redis"]
 SAFE_SEARCH: Final[tuple[SafeSearch, ...]] = get_args(SafeSearch)
 SECRET_DETECTION: Final[tuple[SecretDetection, ...]] = get_args(SecretDetection)
 LOG_LEVELS: Final[tuple[LogLevel, ...]] = get_args(LogLevel)
+STORE_BACKENDS: Final[tuple[StoreBackend, ...]] = get_args(StoreBackend)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +156,32 @@ class CacheSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreSettings:
+    """Where replicas keep what they share ([store]). The URL may carry a password: it is
+    a secret by reference, and only whether it came from a variable or a file is shown."""
+
+    backend: StoreBackend
+    url: Secret | None  # None with backend "memory"
+    url_env: str | None  # the variable's name, shown by check
+    key_prefix: str
+    replicas: int
+    timeout_ms: int
+    max_connections: int
+
+
+# The default: this process's memory, with nothing to install or reach.
+MEMORY_STORE: Final = StoreSettings(
+    "memory",
+    None,
+    None,
+    "rypsok:",
+    limits.default("LIM-D2"),
+    limits.default("LIM-D1"),
+    limits.default("LIM-D3"),
+)
+
+
+@dataclass(frozen=True, slots=True)
 class ScrapingSettings:
     enabled: bool
 
@@ -220,6 +249,7 @@ class Config:
     cache: CacheSettings
     scraping: ScrapingSettings
     engines: tuple[EngineSettings, ...]  # in identifier order
+    store: StoreSettings = field(default_factory=lambda: MEMORY_STORE)
 
     def time_ranges_served(self) -> bool:
         """Whether an active engine honours time ranges: only then is time_range a

@@ -38,6 +38,7 @@ from rypsok.core.config.urls import (
 )
 from rypsok.core.config.validate_engines import engines_of
 from rypsok.core.config.validate_service import service_of
+from rypsok.core.config.validate_store import store_of
 from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.rules import Rule, RuleError, parse_rule
 
@@ -56,6 +57,7 @@ TABLES = (
     "status",
     "cache",
     "scraping",
+    "store",
     "engines",
 )
 _LANGUAGE = re.compile(r"([A-Za-z]{2,3})((?:-[A-Za-z0-9]{1,8}){0,3})")
@@ -114,6 +116,7 @@ def validate(
     r.unknown(scraping_raw, ("scraping",), ("enabled",))
     scraping = ScrapingSettings(r.boolean(scraping_raw, ("scraping",), "enabled", False))
     engines = engines_of(r, doc, scraping.enabled, env)
+    store = store_of(r, doc, env)
 
     if r.problems:
         # In the order of the file; problems without a place (dependent ranges) last.
@@ -133,6 +136,7 @@ def validate(
         cache=cache,
         scraping=scraping,
         engines=engines,
+        store=store,
     )
 
 

@@ -21,6 +21,7 @@ from typing import Literal
 COUNTED = frozenset({"timeout", "rate_limited", "blocked", "parse_failure"})
 # What the circuit says of a request about to go (not an engine's admission record).
 CircuitDecision = Literal["go", "probe", "skip"]
+CircuitState = Literal["closed", "open", "half_open"]
 # Told of every change: ("opened", cooldown in seconds) or ("closed", None).
 TransitionHook = Callable[[str, float | None], None]
 
@@ -48,7 +49,7 @@ class Circuit:
         self.transitions: deque[str] = deque(maxlen=32)
 
     @property
-    def state(self) -> Literal["closed", "open", "half_open"]:
+    def state(self) -> CircuitState:
         with self._lock:
             if self._probing:
                 return "half_open"

@@ -8,11 +8,11 @@ from __future__ import annotations
 import statistics
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.circuit import Circuit
+from rypsok.core.engines.circuit import Circuit, CircuitState
 from rypsok.core.model import EngineReport, EngineState
 from rypsok.core.telemetry import log
 
@@ -34,12 +34,14 @@ class EngineHealth:
                 return None
             return int(statistics.median_low(self._latencies))
 
-    def report(self) -> EngineReport:
+    def report(self, state: CircuitState | None = None) -> EngineReport:
+        """The engine's line in engine_status; `state` is the circuit as the store holds
+        it (shared by every replica), else this process's own circuit."""
         reason = self.engine.inactive_reason
         if reason is not None:
             return EngineReport(self.engine.id, "disabled", None, reason)
-        state: EngineState = self.circuit.state
-        return EngineReport(self.engine.id, state, self.median_latency_ms())
+        shown: EngineState = state or self.circuit.state
+        return EngineReport(self.engine.id, shown, self.median_latency_ms())
 
 
 class HealthRegistry:
@@ -54,7 +56,7 @@ class HealthRegistry:
                     r.failures_to_open,
                     r.first_cooldown_s,
                     r.max_cooldown_s,
-                    on_transition=_logger(e.id),
+                    on_transition=transition_logger(e.id),
                 ),
             )
             for e in config.engines
@@ -63,11 +65,19 @@ class HealthRegistry:
     def get(self, engine_id: str) -> EngineHealth:
         return self._by_id[engine_id]
 
-    def reports(self) -> tuple[EngineReport, ...]:
-        return tuple(self._by_id[i].report() for i in sorted(self._by_id))
+    def ids(self) -> tuple[str, ...]:
+        return tuple(sorted(self._by_id))
+
+    def circuit_states(self) -> dict[str, CircuitState]:
+        """This process's own circuits."""
+        return {i: self._by_id[i].circuit.state for i in sorted(self._by_id)}
+
+    def reports(self, states: Mapping[str, CircuitState] | None = None) -> tuple[EngineReport, ...]:
+        states = states or {}
+        return tuple(self._by_id[i].report(states.get(i)) for i in sorted(self._by_id))
 
 
-def _logger(engine_id: str) -> Callable[[str, float | None], None]:
+def transition_logger(engine_id: str) -> Callable[[str, float | None], None]:
     """The circuit's changes as the log events operators look for (Troubleshooting)."""
 
     def tell(change: str, cooldown_s: float | None) -> None:

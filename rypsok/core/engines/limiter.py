@@ -19,7 +19,7 @@ import anyio
 class ProviderLimiter:
     def __init__(
         self,
-        rate_per_minute: int,
+        rate_per_minute: float,
         burst: int,
         concurrency: int,
         clock: Callable[[], float] = time.monotonic,

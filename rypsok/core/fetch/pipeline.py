@@ -35,16 +35,15 @@ from rypsok.core.fetch.noncontent import NonContent
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import (
     ALLOW_ALL,
-    RobotsCache,
     RobotsRules,
     parse_robots_prefix,
     rules_for_status,
 )
-from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.model import FetchResponse, Notice, ToolError
 from rypsok.core.net.client import ClientError, OutboundClient, Response
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.permits import run_under_permit
+from rypsok.core.store import Store
 from rypsok.core.telemetry import counters, log
 
 if TYPE_CHECKING:
@@ -143,14 +142,14 @@ class FetchService:
         client: OutboundClient,
         policy: EgressPolicy,
         parsing: anyio.CapacityLimiter,
-        returned: ReturnedUrls,
+        store: Store,
     ) -> None:
         self.config = config
         self.client = client
         self.policy = policy
         self.parsing = parsing
-        self.returned = returned
-        self.robots = RobotsCache(config.limits.robots_cache_entries)
+        # Strict mode's memory of returned URLs and robots.txt rules: the store's.
+        self.store = store
         self.memory: PageMemory[_Read] = PageMemory.of(config.fetch)
         self.in_flight = anyio.CapacityLimiter(config.limits.fetches_in_flight)
         self._hosts: dict[str, anyio.Lock] = {}
@@ -164,7 +163,7 @@ class FetchService:
             secret_mode=self.config.privacy.secret_detection,
         )
         # Before the memory is looked at: a URL refused now is refused, kept or not.
-        self._strict(request.url, target)
+        await self._strict(request.url, target)
         self._policy(target)
         read = self.memory.get(caller, target.url)
         if read is None:
@@ -214,12 +213,12 @@ class FetchService:
 
     # -- policy stages -------------------------------------------------------------------
 
-    def _strict(self, raw_url: str, target: FetchTarget) -> None:
+    async def _strict(self, raw_url: str, target: FetchTarget) -> None:
         if not self.config.fetch.strict_mode:
             return
-        if raw_url in self.returned or target.url in self.returned:
-            return
         if self.policy.admits_by_rule(target.host):
+            return  # the operator's rule decides without asking the store
+        if await self.store.was_returned((raw_url, target.url)):
             return
         log.info("refused", tool="web_fetch", reason="strict_mode")
         raise errors.strict_mode()
@@ -335,10 +334,10 @@ class FetchService:
         if not self.config.fetch.robots_txt:
             return
         origin = f"{target.scheme}://{target.host}:{target.port}"
-        rules = self.robots.get(origin)
+        rules = await self.store.robots_get(origin)
         if rules is None:
             rules = await self._read_robots(target, deadline)
-            self.robots.put(origin, rules)
+            await self.store.robots_put(origin, rules)
         if not rules.allows(target.target):
             log.info("refused", tool="web_fetch", reason="robots_txt", host=target.host)
             raise errors.robots_denied()

@@ -18,7 +18,6 @@ response is built, so a call cancelled or cut short stores nothing.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
@@ -36,7 +35,6 @@ from rypsok.core.engines.base import (
     RawResult,
 )
 from rypsok.core.engines.health import HealthRegistry
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.model import (
     Notice,
@@ -55,9 +53,11 @@ from rypsok.core.net.client import ClientError, OutboundClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.hostname import is_loopback_url
 from rypsok.core.permits import run_under_permit
-from rypsok.core.search.cache import CacheKey, ResultCache, eligible
+from rypsok.core.search.cache import CacheKey, eligible
 from rypsok.core.search.rank import EngineAnswer, rank
 from rypsok.core.search.request import SearchRequest
+from rypsok.core.store import Store
+from rypsok.core.store.memory import Held
 from rypsok.core.telemetry import counters, log
 
 # Client failures in the engine classes of REQ-ENG-006.
@@ -89,21 +89,18 @@ class SearchService:
         health: HealthRegistry,
         client: OutboundClient,
         drivers: Mapping[str, Driver],
-        limiters: Mapping[str, ProviderLimiter],
+        store: Store,
         egress: EgressPolicy,
         parsing: anyio.CapacityLimiter | None = None,
     ) -> None:
         self.config = config
-        # Off by default (LIM-K1): without it no entry, no key and no sweeper exist.
-        self.cache: ResultCache | None = (
-            ResultCache.from_settings(config.cache) if config.cache.enabled else None
-        )
+        # Provider rates and slots, circuits and the result cache: the store's.
+        self.store = store
         # Shared with web_fetch: a page-shaped engine answer takes a parse permit.
         self.parsing = parsing or anyio.CapacityLimiter(config.limits.parsing_in_flight)
         self.health = health
         self.client = client
         self.drivers = drivers
-        self.limiters = limiters
         self.outbound = anyio.CapacityLimiter(config.limits.outbound_in_flight)
         # The one egress component; the engine client asks its engine profile (REQ-SEC-017).
         self.egress = egress
@@ -134,7 +131,7 @@ class SearchService:
         )
         # A flagged query (warned about or masked) neither reads nor feeds the cache.
         cache_caller = None if flagged else caller
-        selected = self._select(request, engine_query, deadline, notices, cache_caller)
+        selected = await self._select(request, engine_query, deadline, notices, cache_caller)
         if not selected:
             raise _nothing_selected(request.category, notices)
 
@@ -156,7 +153,7 @@ class SearchService:
         for item in selected:
             if item.engine.id not in outcomes:  # cut by the search deadline
                 outcomes[item.engine.id] = _Failed("timeout")
-                self.health.get(item.engine.id).circuit.record_failure("timeout")
+                await self.store.circuit_failure(item.engine.id, "timeout")
                 counters.add("engine_errors", item.engine.id, "timeout")
                 log.info("engine_failed", engine=item.engine.id, **{"class": "timeout"})
 
@@ -180,7 +177,7 @@ class SearchService:
         outcome: Outcome = "empty" if not results else "partial" if failed else "ok"
         response = SearchResponse(outcome, tuple(notices), tuple(results))
         # Last, with no await after it: a call cancelled before this point stores nothing.
-        self._store(asked, outcomes)
+        await self._store(asked, outcomes)
         return response
 
     # -- stages ------------------------------------------------------------------------------
@@ -204,7 +201,7 @@ class SearchService:
             log.warn("secret_in_query", kind=decision.kind, position=decision.position)
         return (decision.text, decision.count if mode == "mask" else 0, bool(decision.findings))
 
-    def _select(
+    async def _select(
         self,
         request: SearchRequest,
         query: EngineQuery,
@@ -234,11 +231,10 @@ class SearchService:
             if reason is not None:
                 notices.append(Notice("engine_skipped", engine.id, reason))
                 continue
-            circuit = self.health.get(engine.id).circuit
-            admission = circuit.admit()
+            admission = await self.store.circuit_admit(engine.id)
             key = self._cache_key(cache_caller, engine, query)
             if key is not None and admission != "probe":
-                cached = self._lookup(key)
+                cached = await self._lookup(key)
                 if cached is not None:
                     notices.append(Notice("from_cache", engine.id))
                     selected.append(_Selected(engine, driver, False, 0.0, key, cached))
@@ -246,11 +242,10 @@ class SearchService:
             if admission == "skip":
                 notices.append(Notice("engine_skipped", engine.id, "cooldown"))
                 continue
-            mono_deadline = time.monotonic() + (deadline - anyio.current_time())
-            wait = self.limiters[engine.id].reserve(mono_deadline)
+            wait = await self.store.reserve(engine.id, deadline - anyio.current_time())
             if wait is None:
                 if admission == "probe":
-                    circuit.abandon_probe()
+                    await self.store.circuit_abandon(engine.id)
                 notices.append(Notice("engine_skipped", engine.id, "rate_limited"))
                 continue
             selected.append(_Selected(engine, driver, admission == "probe", wait, key))
@@ -261,31 +256,30 @@ class SearchService:
     def _cache_key(
         self, caller: str | None, engine: EngineSettings, query: EngineQuery
     ) -> CacheKey | None:
-        if self.cache is None or caller is None or not eligible(engine.admission):
+        if not self.store.cache_enabled or caller is None or not eligible(engine.admission):
             return None
         return CacheKey(engine.id, caller, query)
 
-    def _lookup(self, key: CacheKey) -> tuple[RawResult, ...] | None:
-        assert self.cache is not None
+    async def _lookup(self, key: CacheKey) -> tuple[RawResult, ...] | None:
         try:
-            found = self.cache.get(key)
+            found = await self.store.cache_get(key)
         except Exception as exc:
             _cache_failed(key, "lookup", exc)
             return None
         counters.add("cache", key.engine, "hit" if found is not None else "miss")
         return found
 
-    def _store(
+    async def _store(
         self, asked: list[_Selected], outcomes: Mapping[str, list[RawResult] | _Failed]
     ) -> None:
-        if self.cache is None:
+        if not self.store.cache_enabled:
             return
         for item in asked:
             answer = outcomes.get(item.engine.id)
             if item.cache_key is None or not isinstance(answer, list):
                 continue
             try:
-                stored = self.cache.put(item.cache_key, answer)
+                stored = await self.store.cache_put(item.cache_key, answer)
             except Exception as exc:
                 _cache_failed(item.cache_key, "store", exc)
                 continue
@@ -302,12 +296,11 @@ class SearchService:
         """One engine request; every way it can end is recorded, none escapes."""
         engine = item.engine
         health = self.health.get(engine.id)
-        limiter = self.limiters[engine.id]
         s = self.config.search
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
-            async with _Held(limiter.slots), _Held(self.outbound):
+            async with self.store.slot(engine.id), Held(self.outbound):
                 # The request's own latency (LIM-S11): waits for a rate turn or a slot
                 # are queueing, not the engine's answer time.
                 started = anyio.current_time()
@@ -354,20 +347,27 @@ class SearchService:
                 del results[query.count :]
         except anyio.get_cancelled_exc_class():
             if item.probe:
-                health.circuit.abandon_probe()
+                with anyio.CancelScope(shield=True):  # the store bounds its own wait
+                    await self.store.circuit_abandon(engine.id)
             raise
         except EngineFailure as failure:
-            self._failed(engine, failure.error_class, failure.retry_after_s, outcomes, failure.hint)
+            await self._failed(
+                engine, failure.error_class, failure.retry_after_s, outcomes, failure.hint
+            )
             return
         except ClientError as error:
-            self._failed(engine, _CLIENT_CLASS.get(error.kind, "request_failure"), None, outcomes)
+            await self._failed(
+                engine, _CLIENT_CLASS.get(error.kind, "request_failure"), None, outcomes
+            )
             return
         except Exception as exc:  # a defect in a driver costs that engine only (REQ-AGG-007)
             log.error("driver_error", engine=engine.id, error_type=type(exc).__name__)
-            self._failed(engine, "parse_failure", None, outcomes)
+            await self._failed(engine, "parse_failure", None, outcomes)
             return
-        health.circuit.record_success()
+        # The answer is the engine's before the store hears of it: a slow store cannot
+        # cost an answer that has arrived.
         outcomes[engine.id] = results
+        await self.store.circuit_success(engine.id)
 
     def _plain_http(self, engine: EngineSettings) -> bool:
         """Whether the engine's requests may use plain http: only to a base_url the
@@ -386,7 +386,7 @@ class SearchService:
             profile = self._profiles[engine.id] = EngineProfile(self.egress, endpoint_for(engine))
         return profile
 
-    def _failed(
+    async def _failed(
         self,
         engine: EngineSettings,
         error_class: str,
@@ -395,10 +395,10 @@ class SearchService:
         hint: str | None = None,
     ) -> None:
         outcomes[engine.id] = _Failed(error_class)
-        self.health.get(engine.id).circuit.record_failure(error_class, retry_after_s)
+        await self.store.circuit_failure(engine.id, error_class, retry_after_s)
         if error_class == "rate_limited" and retry_after_s:
             cap = self.config.resilience.max_cooldown_s
-            self.limiters[engine.id].hold(min(retry_after_s, cap))
+            await self.store.hold(engine.id, min(retry_after_s, cap))
         counters.add("engine_errors", engine.id, error_class)
         if hint is None:
             log.info("engine_failed", engine=engine.id, **{"class": error_class})
@@ -472,29 +472,6 @@ class SearchService:
         ]
         notices += [Notice(code, count=count) for code, count in counts.items() if count]
         return kept, notices
-
-
-class _Held:
-    """`async with` a capacity limiter's token, taken at once when one is free.
-
-    anyio's own `async with` yields to the event loop even then (a checkpoint before and a
-    shielded one after taking the token); here a free token costs no scheduling round, and
-    only a full limiter makes the task wait, as anyio's acquire does.
-    """
-
-    __slots__ = ("limiter",)
-
-    def __init__(self, limiter: anyio.CapacityLimiter) -> None:
-        self.limiter = limiter
-
-    async def __aenter__(self) -> None:
-        try:
-            self.limiter.acquire_nowait()
-        except anyio.WouldBlock:
-            await self.limiter.acquire()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.limiter.release()
 
 
 def _nothing_selected(category: str, notices: list[Notice]) -> ToolError:

@@ -41,7 +41,7 @@ import anyio
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
 from rypsok.core.engines.circuit import COUNTED, CircuitDecision, CircuitState
-from rypsok.core.engines.health import HealthRegistry, _logger
+from rypsok.core.engines.health import HealthRegistry, transition_logger
 from rypsok.core.fetch.robots import RobotsRules
 from rypsok.core.ratelimit import WINDOW_S
 from rypsok.core.search.cache import CacheKey, entry_bytes
@@ -222,7 +222,7 @@ class RedisStore:
             await self.local.circuit_success(engine)
             return
         if int(closed) == 1:
-            _logger(engine)("closed", None)
+            transition_logger(engine)("closed", None)
 
     async def circuit_failure(
         self, engine: str, error_class: str, retry_after_s: float | None = None
@@ -249,7 +249,7 @@ class RedisStore:
             await self.local.circuit_failure(engine, error_class, retry_after_s)
             return
         if int(opened_ms) >= 0:
-            _logger(engine)("opened", int(opened_ms) / 1000)
+            transition_logger(engine)("opened", int(opened_ms) / 1000)
 
     async def circuit_abandon(self, engine: str) -> None:
         if engine in self._local_probes:

@@ -47,6 +47,7 @@ class HttpListener:
 
     def __init__(self, core: Rypsok, *, install_signals: bool = True) -> None:
         self._settings = core.config.service.http
+        self._core = core
         self._shutdown_s = shutdown_grace_s(core.config.service.shutdown_ms)
         self._install_signals = install_signals
         auth = Authenticator(self._settings.callers)
@@ -85,9 +86,26 @@ class HttpListener:
             local_host=self._settings.bind_host, local_port=self._settings.bind_port
         )
         listeners = [s for s in multi.listeners if isinstance(s, anyio.abc.SocketListener)]
-        self.port = int(_attribute(listeners[0], SocketAttribute.local_port))
+        self.port = port = int(_attribute(listeners[0], SocketAttribute.local_port))
         host = self._settings.bind_host
-        address = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        await self._core.open()
+        try:
+            await self._listen(multi, listeners, (host, port), address, shutting_down, task_status)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._core.close()
+        counters.emit(log)
+
+    async def _listen(
+        self,
+        multi: anyio.abc.Listener[anyio.abc.SocketStream],
+        listeners: list[anyio.abc.SocketListener],
+        server: tuple[str, int],
+        address: str,
+        shutting_down: anyio.Event,
+        task_status: anyio.abc.TaskStatus[int],
+    ) -> None:
         async with self._pool.running() as managers:
             apps: dict[str, ASGIApp] = {c: m.handle_request for c, m in managers.items()}
             ctx = Context(
@@ -97,7 +115,7 @@ class HttpListener:
                 pool=self._pool,
                 idle_s=float(self._settings.idle_timeout_s),
                 request_s=float(self._settings.request_timeout_s),
-                server=(host, self.port),
+                server=server,
                 shutting_down=shutting_down,
             )
             log.info(
@@ -106,7 +124,7 @@ class HttpListener:
                 callers=len(self._settings.callers),
                 legacy_revisions=self._settings.legacy_revisions,
             )
-            task_status.started(self.port)
+            task_status.started(server[1])
             async with anyio.create_task_group() as background:
                 background.start_soon(counters_every_minute)
                 if self._install_signals:
@@ -130,7 +148,6 @@ class HttpListener:
                         log.info("shutdown_aborted", connections=len(self._connections))
                     connections.cancel_scope.cancel()
                 background.cancel_scope.cancel()
-        counters.emit(log)
 
     async def _cancel_on_stop(self, scope: anyio.CancelScope) -> None:
         assert self._stop is not None

@@ -23,6 +23,7 @@ DEFAULT_LINES = [
     "rypsok: privacy: secret_detection=refuse",
     "rypsok: logging: level=info log_queries=false",
     "rypsok: cache: enabled=false max_entries=1000 ttl_s=300 max_entry_bytes=32768",
+    "rypsok: store: backend=memory (this process only)",
     "rypsok: scraping: enabled=false",
     "rypsok: resilience: failures_to_open=3 first_cooldown_s=60 max_cooldown_s=900",
     "rypsok: limits: outbound_in_flight=32 per_engine_in_flight=2 fetches_in_flight=4 "
@@ -41,6 +42,7 @@ ORDER = [
     "privacy:",
     "logging:",
     "cache:",
+    "store:",
     "scraping:",
     "resilience:",
     "limits:",

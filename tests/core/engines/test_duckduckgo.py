@@ -172,8 +172,8 @@ def search(core: Rypsok, **arguments: Any) -> dict[str, Any]:
 def lift_rate(core: Rypsok, engine: str = "ddg") -> None:
     """Only for tests that ask the engine several times: the record's rate (one call every
     six seconds) is lifted, its concurrency cap kept."""
-    cap = int(core.searches.limiters[engine].slots.total_tokens)
-    core.searches.limiters[engine] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
+    cap = int(core.store.limiters[engine].slots.total_tokens)
+    core.store.limiters[engine] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
 
 
 @contextmanager
@@ -673,7 +673,7 @@ def test_req_cmp_002_ten_requests_a_minute_one_at_a_time() -> None:
 def test_req_cmp_002_the_facade_asks_duckduckgo_at_its_rate(tmp_path: Path) -> None:
     with provider() as standin:
         core = core_for(tmp_path, standin, "[limits]\nper_engine_in_flight = 8\n", wikipedia=True)
-        limiter = core.searches.limiters["ddg"]
+        limiter = core.store.limiters["ddg"]
         assert limiter.slots.total_tokens == 1  # the record's cap wins over the setting
         first = search(core, query="rust")
         second = search(core, query="rust")  # within six seconds: no turn before the deadline

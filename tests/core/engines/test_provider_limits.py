@@ -59,10 +59,10 @@ def test_req_test_016_requests_in_flight_never_exceed_the_engines_cap(tmp_path: 
 
     counting = Counting()
     core.searches.client = counting  # type: ignore[assignment]
-    for engine_id, limiter in list(core.searches.limiters.items()):
+    for engine_id, limiter in list(core.store.limiters.items()):
         # Only the concurrency caps are under test here: lift the rates.
         cap = int(limiter.slots.total_tokens)
-        core.searches.limiters[engine_id] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
+        core.store.limiters[engine_id] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
 
     async def many() -> None:
         async with anyio.create_task_group() as group:

@@ -323,7 +323,7 @@ def test_issue_20_strict_mode_and_egress_refuse_before_the_memory_is_read(
         core.fetches.policy = EgressPolicy(allow=(), deny=(), ports=(s.port,))
         error = refusal(core, url, max_chars=PART, start_char=PART)
         assert (error.kind, error.detail) == ("denied", {"reason": "strict_mode"})
-        core.returned.remember([url])  # strict mode passes now; the policy does not
+        core.store.returned.remember([url])  # strict mode passes now; the policy does not
         error = refusal(core, url, max_chars=PART, start_char=PART)
         assert (error.kind, error.detail) == ("denied", {"reason": "egress"})
         assert reads(s, "/harbour") == 1

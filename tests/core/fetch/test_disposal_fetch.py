@@ -180,7 +180,7 @@ def test_req_life_002_nothing_of_a_fetched_page_stays_reachable(tmp_path: Path) 
     assert text in answer["content"] and chrome not in answer["content"]
     del answer
     assert core.fetches.parsing.borrowed_tokens == 0
-    assert core.fetches.robots.get(s.base) is not None  # the origin's rules: kept on purpose
+    assert core.store.robots.get(s.base) is not None  # the origin's rules: kept on purpose
     assert_gone(core, [old_path, new_path, title, text, chrome])
 
 

@@ -101,7 +101,7 @@ def fake_clock_cache(core: Rypsok, clock: FakeClock) -> ResultCache:
     """The core's cache, rebuilt with the same settings on a clock the test moves."""
     c = core.config.cache
     cache = unit(clock, c.ttl_s, c.max_entries, c.max_entry_bytes)
-    core.searches.cache = cache
+    core.store.cache = cache
     return cache
 
 
@@ -339,7 +339,7 @@ def test_req_cmp_007_eligibility_is_the_admission_record() -> None:
 def test_req_cache_001_the_cache_is_off_by_default(tmp_path: Path) -> None:
     core, fake = make(tmp_path)
     assert core.config.cache.enabled is False
-    assert core.searches.cache is None
+    assert core.store.cache is None
     fake.by_host = {WIKI: wikipedia(["A"]), BRAVE: brave(["https://b.example/"])}
     first = search(core, query="rust")
     second = search(core, query="rust")
@@ -373,7 +373,7 @@ def test_req_cmp_007_an_engine_that_forbids_storage_is_never_served_from_the_cac
     assert wiki_calls(fake) == 1 and brave_calls(fake) == 3
     assert got["notices"] == [FROM_CACHE]
     assert got["outcome"] == "ok" and len(got["results"]) == 2
-    cache = core.searches.cache
+    cache = core.store.cache
     assert cache is not None and len(cache) == 1
     assert [k.engine for k in cache._lru] == ["wikipedia"]
 
@@ -389,7 +389,7 @@ def test_req_cmp_007_the_pipeline_reads_cacheability_from_the_record(tmp_path: P
     finally:
         object.__setattr__(admission, "cacheable", True)
     assert wiki_calls(fake) == 2 and got["notices"] == []
-    assert core.searches.cache is not None and len(core.searches.cache) == 0
+    assert core.store.cache is not None and len(core.store.cache) == 0
 
 
 def test_req_cmp_007_every_engine_type_follows_its_record_with_the_cache_on(
@@ -413,7 +413,7 @@ def test_req_cmp_007_every_engine_type_follows_its_record_with_the_cache_on(
         drivers[engine_id] = Canned(driver, results)
     core.searches.drivers = drivers
     # DuckDuckGo's record admits 10 requests a minute; the test needs three in a second.
-    core.searches.limiters = {e: ProviderLimiter(6000, 10, 1) for e in drivers}
+    core.store.limiters = {e: ProviderLimiter(6000, 10, 1) for e in drivers}
     host_of = {urlsplit(d.request(query()).url).hostname: e for e, d in drivers.items()}
     assert len(host_of) == 3  # three hosts, so the requests tell the engines apart
     page = Response(200, (("content-type", "text/html"),), b"<html></html>")
@@ -467,7 +467,7 @@ def test_req_cache_003_the_key_is_the_caller_the_engine_and_the_engine_request(
     core, fake = make(tmp_path, CACHE_ON + "[search]\nresults_per_engine = 7\n" + WIKI_ONLY)
     fake.by_host = {WIKI: wikipedia(["A"])}
     search(core, "alice", query="rust", category="science")
-    cache = core.searches.cache
+    cache = core.store.cache
     assert cache is not None
     (key,) = list(cache._lru)
     assert (key.caller, key.engine) == ("alice", "wikipedia")
@@ -550,7 +550,7 @@ def test_req_test_010_a_circuit_probe_bypasses_the_lookup(tmp_path: Path) -> Non
 def test_req_test_010_a_hit_takes_no_provider_rate_token(tmp_path: Path) -> None:
     core, fake = make(tmp_path, CACHE_ON + WIKI_ONLY)
     # Two tokens and practically no refill: two engine requests, then rate_limited.
-    core.searches.limiters = {"wikipedia": ProviderLimiter(1, 2, 1)}
+    core.store.limiters = {"wikipedia": ProviderLimiter(1, 2, 1)}
     fake.by_host = {WIKI: wikipedia(["A"])}
     search(core, query="first")
     for _ in range(5):
@@ -586,7 +586,7 @@ def test_req_priv_003_a_query_the_privacy_check_warned_about_bypasses_the_cache(
     for _ in range(2):
         assert search(core, query=f"why {TOKEN}")["notices"] == []
     assert wiki_calls(fake) == 2
-    assert core.searches.cache is not None and len(core.searches.cache) == 0
+    assert core.store.cache is not None and len(core.store.cache) == 0
     search(core, query="plain words")  # a clean query in the same mode is cached
     assert search(core, query="plain words")["notices"] == [FROM_CACHE]
 
@@ -598,7 +598,7 @@ def test_req_priv_003_a_masked_query_bypasses_the_cache(tmp_path: Path) -> None:
         got = search(core, query=f"why {TOKEN}")
         assert got["notices"] == [{"code": "credential_masked", "count": 1}]
     assert wiki_calls(fake) == 2
-    assert core.searches.cache is not None and len(core.searches.cache) == 0
+    assert core.store.cache is not None and len(core.store.cache) == 0
 
 
 def test_req_cache_006_a_cache_failure_only_costs_speed(tmp_path: Path) -> None:
@@ -612,7 +612,7 @@ def test_req_cache_006_a_cache_failure_only_costs_speed(tmp_path: Path) -> None:
         def put(self, key: CacheKey, results: Any) -> bool:
             raise MemoryError(f"store broke on {key.request.query}")
 
-    core.searches.cache = Broken(ttl_s=60, max_entries=10, max_entry_bytes=4096)
+    core.store.cache = Broken(ttl_s=60, max_entries=10, max_entry_bytes=4096)
     answers: list[dict[str, Any]] = []
     logs = captured(lambda: answers.extend(search(core, query="zebracorn") for _ in range(2)))
     assert [a["outcome"] for a in answers] == ["ok", "ok"]
@@ -640,7 +640,7 @@ def test_req_test_010_a_cancelled_call_stores_nothing(tmp_path: Path) -> None:
 
     anyio.run(go)
     assert wiki_calls(fake) == 1  # wikipedia had answered before the cancel
-    assert core.searches.cache is not None and len(core.searches.cache) == 0
+    assert core.store.cache is not None and len(core.store.cache) == 0
 
 
 def test_req_cache_002_only_web_search_uses_the_cache() -> None:
@@ -658,7 +658,12 @@ def test_req_cache_002_only_web_search_uses_the_cache() -> None:
             )
             if any(n == "rypsok.core.search.cache" for n in names):
                 importers.append(path.relative_to(REPO).as_posix())
-    assert importers == ["rypsok/core/search/pipeline.py"]
+    # The stores hold entries for the search pipeline; nothing that fetches a page may.
+    assert "rypsok/core/search/pipeline.py" in importers
+    assert all(
+        p == "rypsok/core/search/pipeline.py" or p.startswith("rypsok/core/store/")
+        for p in importers
+    ), importers
 
 
 def test_req_cache_007_a_cached_search_writes_nothing_to_disk(

@@ -401,7 +401,7 @@ def test_req_obs_002_req_status_001_lim_s11_latency_is_the_median_of_the_last_20
     # Wikipedia's own rate (100 a minute, burst 10) would make 26 requests wait several
     # seconds for their turns; this limiter lets each go at once, as the test needs each
     # latency to be its request's own.
-    core.searches.limiters["wikipedia"] = ProviderLimiter(6000, 100, 1)
+    core.store.limiters["wikipedia"] = ProviderLimiter(6000, 100, 1)
     fake.by_host = {WIKI: wikipedia(["A"])}
     assert WINDOW and len(WINDOW) == limits.default("LIM-S11")
     assert anyio.run(core.status).engines[0].latency_ms is None  # none yet: null
@@ -426,7 +426,7 @@ def test_req_status_001_lim_s11_a_wait_for_the_rate_turn_is_not_the_engines_late
         '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
         "[cache]\nenabled = false\n",
     )
-    core.searches.limiters["wikipedia"] = ProviderLimiter(120, 1, 1)
+    core.store.limiters["wikipedia"] = ProviderLimiter(120, 1, 1)
     fake.by_host = {WIKI: wikipedia(["A"])}
     fake.delays = {WIKI: 0.0}
     for n in range(3):
