@@ -83,7 +83,8 @@ def memory_of(config: Config) -> MemoryEstimate:
         parsing_in_flight=config.limits.parsing_in_flight,
         max_sessions=config.service.http.max_sessions,
         legacy_revisions=config.service.http.legacy_revisions,
-        cache_enabled=config.cache.enabled,
+        # With the redis store the entries live in Redis, and its fallback skips the cache.
+        cache_enabled=config.cache.enabled and config.store.backend == "memory",
         cache_max_entries=config.cache.max_entries,
         cache_max_entry_bytes=config.cache.max_entry_bytes,
         continuation_max_bytes=(
