@@ -135,12 +135,8 @@ class Rypsok:
 
         async def work() -> SearchResponse:
             # The caller keys the result cache: entries are never shared between callers.
-            response = await self.searches.search(
-                search_request(self.config, arguments), caller=caller
-            )
-            if self.config.fetch.strict_mode:
-                await self.store.remember_returned([r.url for r in response.results])
-            return response
+            # In strict mode the pipeline remembers the URLs it returns.
+            return await self.searches.search(search_request(self.config, arguments), caller=caller)
 
         maximum = self.config.search.deadline_ms + limits.default("LIM-S7")
         return await self._call(

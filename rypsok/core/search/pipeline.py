@@ -18,9 +18,10 @@ response is built, so a call cancelled or cut short stores nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import cast
+from functools import partial
+from typing import Any, cast
 
 import anyio
 
@@ -150,12 +151,13 @@ class SearchService:
                 # to start; a cancellation reaches it the same way.
                 if asked:
                     await self._ask(asked[0], engine_query, deadline, outcomes, shortfalls)
-        for item in selected:
-            if item.engine.id not in outcomes:  # cut by the search deadline
-                outcomes[item.engine.id] = _Failed("timeout")
-                await self.store.circuit_failure(item.engine.id, "timeout")
-                counters.add("engine_errors", item.engine.id, "timeout")
-                log.info("engine_failed", engine=item.engine.id, **{"class": "timeout"})
+        cut = [i.engine.id for i in selected if i.engine.id not in outcomes]
+        for engine_id in cut:  # cut by the search deadline
+            outcomes[engine_id] = _Failed("timeout")
+            counters.add("engine_errors", engine_id, "timeout")
+            log.info("engine_failed", engine=engine_id, **{"class": "timeout"})
+        # Told together: past the deadline, the store's waits must not add up per engine.
+        await self._all([partial(self.store.circuit_failure, e, "timeout") for e in cut])
 
         answered = [i for i in selected if isinstance(outcomes[i.engine.id], list)]
         failed = [i for i in selected if isinstance(outcomes[i.engine.id], _Failed)]
@@ -176,8 +178,8 @@ class SearchService:
             notices.append(Notice("credential_masked", count=masked))
         outcome: Outcome = "empty" if not results else "partial" if failed else "ok"
         response = SearchResponse(outcome, tuple(notices), tuple(results))
-        # Last, with no await after it: a call cancelled before this point stores nothing.
-        await self._store(asked, outcomes)
+        # Last: a call cancelled before this point stores nothing.
+        await self._keep(asked, outcomes, response)
         return response
 
     # -- stages ------------------------------------------------------------------------------
@@ -269,21 +271,42 @@ class SearchService:
         counters.add("cache", key.engine, "hit" if found is not None else "miss")
         return found
 
-    async def _store(
-        self, asked: list[_Selected], outcomes: Mapping[str, list[RawResult] | _Failed]
+    async def _keep(
+        self,
+        asked: list[_Selected],
+        outcomes: Mapping[str, list[RawResult] | _Failed],
+        response: SearchResponse,
     ) -> None:
-        if not self.store.cache_enabled:
+        """What the answer leaves behind, stored together: engine answers in the cache and,
+        in strict mode, the returned URLs that web_fetch may then read."""
+        writes: list[Callable[[], Coroutine[Any, Any, None]]] = []
+        if self.store.cache_enabled:
+            for item in asked:
+                answer = outcomes.get(item.engine.id)
+                if item.cache_key is not None and isinstance(answer, list):
+                    writes.append(partial(self._put, item.cache_key, answer))
+        if self.config.fetch.strict_mode and response.results:
+            writes.append(partial(self.store.remember_returned, [r.url for r in response.results]))
+        await self._all(writes)
+
+    async def _put(self, key: CacheKey, answer: list[RawResult]) -> None:
+        try:
+            stored = await self.store.cache_put(key, answer)
+        except Exception as exc:
+            _cache_failed(key, "store", exc)
             return
-        for item in asked:
-            answer = outcomes.get(item.engine.id)
-            if item.cache_key is None or not isinstance(answer, list):
-                continue
-            try:
-                stored = await self.store.cache_put(item.cache_key, answer)
-            except Exception as exc:
-                _cache_failed(item.cache_key, "store", exc)
-                continue
-            counters.add("cache", item.engine.id, "stored" if stored else "too_large")
+        counters.add("cache", key.engine, "stored" if stored else "too_large")
+
+    async def _all(self, writes: list[Callable[[], Coroutine[Any, Any, None]]]) -> None:
+        """Run the store writes side by side, so that they take one store wait in all; in
+        this process's memory they never wait, and run one after the other."""
+        if len(writes) < 2 or self.store.backend == "memory":
+            for write in writes:
+                await write()
+            return
+        async with anyio.create_task_group() as group:
+            for write in writes:
+                group.start_soon(write)
 
     async def _ask(
         self,
