@@ -23,7 +23,7 @@ URL_SCHEMES = ("redis", "rediss", "unix")
 _PREFIX = re.compile(r"[A-Za-z0-9_.:/-]+")
 NO_CLIENT = (
     'backend "redis" needs the Redis client, which this build lacks: install '
-    "rypsok[redis], or run the pyz built with it"
+    "rypsok[redis], or run the release's rypsok-redis pyz"
 )
 
 

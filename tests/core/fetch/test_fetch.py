@@ -361,7 +361,7 @@ def test_req_sec_021_strict_mode_denies_what_no_search_returned(tmp_path: Path) 
         error = refused(core, url=s.url("/p"))
         assert s.requests == []
         assert error.detail == {"reason": "strict_mode"}
-        core.store.returned.remember([s.url("/p")])  # as a search in this process would
+        anyio.run(core.store.remember_returned, [s.url("/p")])  # as a search would
         error = refused(core, url=s.url("/p"))
         assert error.detail == {"reason": "egress"}  # strict mode passed; the policy did not
 
