@@ -1,9 +1,12 @@
 """Load benchmark of the HTTP listener: keep-alive clients calling engine_status, a bare
-SDK server under uvicorn beside it, and a flood of idle connections.
+SDK server under uvicorn beside it, a flood of idle connections, and replicas sharing
+one Redis.
 
 Run from the repository root with the dev interpreter:
 
     .venv/bin/python bench/http_load.py [--seconds N] [--quick] [--only SECTION]
+    .venv/bin/python bench/http_load.py --only replicas [--replica-seconds N]
+        [--replica-clients N ...] [--store-timeout-ms MS]
 
 Section 1 starts `python -m rypsok serve --transport http` and, as the reference, a bare
 low-level SDK Server with one tool served by uvicorn (Server.streamable_http_app()), both
@@ -11,6 +14,10 @@ as child processes on 127.0.0.1:0, and drives each with the same 64 keep-alive c
 (asyncio, raw sockets, one connection each) sending tools/call engine_status over the
 2026-07-28 revision. Section 2 opens 1000 connections that send nothing, holds them,
 and measures what 8 real clients experience against rypsok in three configurations.
+Section 3 runs one process with the memory store, one with the redis store and three
+replicas sharing one redis-server (tests/e2e/replicas.py starts them; the server is
+tests/support/redis.py's) under the same keep-alive loads of engine_status and of
+cached web_search, and reads Redis's INFO around each load.
 It prints figures beside references and never asserts; bench/README.md says what
 each figure means.
 """
@@ -24,15 +31,23 @@ import json
 import os
 import resource
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Imported where used: this file runs as a script, and tests/ is found from the
+    # repository root once main() has put it on sys.path.
+    from tests.e2e.replicas import Engines, Replica
+    from tests.support.redis import RedisServer
 
 REPO = Path(__file__).resolve().parent.parent
 MODERN = "2026-07-28"
@@ -215,16 +230,23 @@ def cpu_seconds(pid: int) -> float:
 # -- the client -----------------------------------------------------------------------------
 
 
-def request_bytes(port: int, token: str | None, request_id: int) -> bytes:
-    """tools/call engine_status with the 2026-07-28 headers and _meta."""
+def request_bytes(
+    port: int,
+    token: str | None,
+    request_id: int,
+    tool: str = "engine_status",
+    arguments: dict[str, str] | None = None,
+) -> bytes:
+    """tools/call of `tool` (engine_status unless told) with the 2026-07-28 headers and
+    _meta."""
     body = json.dumps(
         {
             "jsonrpc": "2.0",
             "id": request_id,
             "method": "tools/call",
             "params": {
-                "name": "engine_status",
-                "arguments": {},
+                "name": tool,
+                "arguments": arguments or {},
                 "_meta": {
                     "io.modelcontextprotocol/protocolVersion": MODERN,
                     "io.modelcontextprotocol/clientInfo": {
@@ -244,7 +266,7 @@ def request_bytes(port: int, token: str | None, request_id: int) -> bytes:
         "Accept: application/json, text/event-stream",
         f"MCP-Protocol-Version: {MODERN}",
         "Mcp-Method: tools/call",
-        "Mcp-Name: engine_status",
+        f"Mcp-Name: {tool}",
         f"Content-Length: {len(body)}",
     ]
     if token is not None:
@@ -349,7 +371,10 @@ def _check(body: bytes, content_type: str) -> None:
     if not isinstance(result, dict):
         raise Failed("no result")
     if result.get("isError"):
-        outcome = (result.get("structuredContent") or {}).get("outcome", "?")
+        content = result.get("structuredContent") or {}
+        error = content.get("error") or {}
+        detail = error.get("detail") or {}
+        outcome = content.get("outcome") or f"{error.get('kind', '?')}:{detail.get('reason', '?')}"
         raise Failed(f"tool error: {outcome}")
 
 
@@ -376,26 +401,38 @@ class Load:
     rss_samples_kib: list[int] = field(default_factory=list)  # every RSS_EVERY_S of the window
     server_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
+    attempts: int = 0  # every call that was sent, the warm-up's and the failed included
 
 
 async def drive(
-    port: int, requests: Sequence[bytes], seconds: float, load: Load, server_pid: int
+    ports: Sequence[int],
+    requests: Sequence[bytes | Sequence[bytes]],
+    seconds: float,
+    load: Load,
+    server_pids: Sequence[int],
 ) -> None:
-    """Each request in `requests` is one client on its own keep-alive connection,
-    calling back to back for WARMUP_S (not counted) and then `seconds`."""
+    """Each item of `requests` is one client on its own keep-alive connection to
+    ports[i % len(ports)], calling back to back for WARMUP_S (not counted) and then
+    `seconds`; a client given several requests sends them in turn. The server's CPU and
+    VmRSS are the sums over `server_pids`."""
     count = len(requests)
     load.per_client = [0] * count
-    connections = [Connection(port) for _ in range(count)]
+    connections = [Connection(ports[i % len(ports)]) for i in range(count)]
     state = {"measuring": False}
     started = time.perf_counter()
     end = started + WARMUP_S + seconds
 
     async def client(index: int) -> None:
-        conn, data = connections[index], requests[index]
+        conn, item = connections[index], requests[index]
+        turns = (item,) if isinstance(item, bytes) else item
+        turn = 0
         while True:
             sent = time.perf_counter()
             if sent >= end:
                 return
+            load.attempts += 1
+            data = turns[turn % len(turns)]
+            turn += 1
             try:
                 await conn.call(data)
             except Failed as failure:
@@ -411,11 +448,12 @@ async def drive(
         await asyncio.sleep(WARMUP_S)
         # The window begins: what completes from now on is counted.
         state["measuring"] = True
-        server0, client0, t0 = cpu_seconds(server_pid), time.process_time(), time.perf_counter()
+        server0 = sum(cpu_seconds(pid) for pid in server_pids)
+        client0, t0 = time.process_time(), time.perf_counter()
         while (left := end - time.perf_counter()) > 0:
             await asyncio.sleep(min(left, RSS_EVERY_S))
-            load.rss_samples_kib.append(vm_rss_kib(server_pid))
-        load.server_cpu_s = cpu_seconds(server_pid) - server0
+            load.rss_samples_kib.append(sum(vm_rss_kib(pid) for pid in server_pids))
+        load.server_cpu_s = sum(cpu_seconds(pid) for pid in server_pids) - server0
         load.client_cpu_s = time.process_time() - client0
         load.seconds = time.perf_counter() - t0
 
@@ -434,14 +472,14 @@ def run_load(served: Served, label: str, secret: Sequence[str | None], seconds: 
     # One call first, on a connection of its own that is closed again, so that the
     # server is known to answer; then a pause for the server to release it.
     probe = Load("probe")
-    asyncio.run(drive(served.port, requests[:1], 0.2, probe, served.pid))
+    asyncio.run(drive([served.port], requests[:1], 0.2, probe, [served.pid]))
     if not probe.latencies_ms:
         raise SystemExit(
             f"bench: {served.label} did not answer engine_status: {dict(probe.errors)}"
         )
     time.sleep(0.5)
     load.rss_before_kib = vm_rss_kib(served.pid)
-    asyncio.run(drive(served.port, requests, seconds, load, served.pid))
+    asyncio.run(drive([served.port], requests, seconds, load, [served.pid]))
     load.rss_after_kib = vm_rss_kib(served.pid)
     return load
 
@@ -759,6 +797,340 @@ def section_flood(workdir: Path) -> list[Flood]:
     return results
 
 
+# -- section 3: replicas sharing one Redis ----------------------------------------------------
+
+REPLICAS = 3
+REPLICA_SECONDS = 5.0  # measured seconds of each row of section 3 (--quick: 2)
+REPLICA_CLIENTS = (1, 8, CLIENTS)  # the loads of section 3, in keep-alive clients
+SEARCH_CALLERS = 16  # web_search rows: client i is caller i mod 16, each with one cached query
+SEARCH_QUERY = "bench replicas"
+STANDIN = "standin"  # the one engine of section 3, a SearXNG stand-in in this process
+# The commands the redis store's client sends itself; every other command INFO
+# commandstats counts ran inside one of its Lua scripts.
+CLIENT_COMMANDS = frozenset(
+    {
+        "auth",
+        "client|setinfo",
+        "eval",
+        "evalsha",
+        "get",
+        "hello",
+        "ping",
+        "script|load",
+        "select",
+        "zmscore",
+        "zrem",
+    }
+)
+
+REPLICA_CONFIG = """config_version = 1
+
+[service.http]
+bind = "127.0.0.1:0"
+
+[limits]
+engine_status_per_minute = {rate}
+web_search_per_minute = {rate}
+
+[egress]
+allow = ["127.0.0.1"]
+
+[cache]
+enabled = true
+{store}
+[engines.{engine}]
+type = "searxng"
+categories = ["general"]
+base_url = "{base_url}"
+rate_per_minute = 600
+{callers}"""
+
+REDIS_STORE = """
+[store]
+backend = "redis"
+url_env = "RYPSOK_REDIS_URL"
+replicas = {replicas}
+{timeout}"""
+
+
+@dataclass(frozen=True)
+class Setup:
+    label: str
+    processes: int
+    redis: bool
+
+
+SETUPS = (
+    Setup("1 process, memory store", 1, False),
+    Setup("1 process, redis store", 1, True),
+    Setup(f"{REPLICAS} replicas, redis store", REPLICAS, True),
+)
+
+
+@dataclass
+class StoreRun:
+    setup: Setup
+    tool: str
+    clients: int
+    load: Load
+    commands: dict[str, int] = field(default_factory=dict)  # run during warm-up + window
+    redis_cpu_s: float = 0.0  # redis-server's CPU over warm-up + window
+    redis_memory: dict[str, str] = field(default_factory=dict)  # INFO memory after the load
+    redis_keys: int = 0
+    engine_requests: int = 0  # requests that reached the stand-in during the load
+    unavailable: int = 0  # store_unavailable lines of the processes
+    recovered: int = 0  # store_recovered lines
+    local_answers: int = 0  # store operations answered from a process's own memory
+
+    @property
+    def client_commands(self) -> int:
+        return sum(n for name, n in self.commands.items() if name in CLIENT_COMMANDS)
+
+
+def _store_counters(replica: Replica) -> tuple[int, int, int]:
+    """(store_unavailable lines, store_recovered lines, operations answered locally) of a
+    stopped replica: the last from the counters it logs at shutdown."""
+    local = 0
+    for record in replica.events("counters"):
+        found = record.get("store", {}).get("local", {})
+        local += sum(int(v) for v in found.values()) if isinstance(found, dict) else 0
+    return len(replica.events("store_unavailable")), len(replica.events("store_recovered")), local
+
+
+def run_store(
+    setup: Setup,
+    tool: str,
+    clients: int,
+    workdir: Path,
+    secret: Sequence[str],
+    seconds: float,
+    engines: Engines,
+    timeout_ms: int | None,
+) -> StoreRun:
+    """One row: fresh processes (and a fresh Redis), `clients` keep-alive clients spread
+    round robin over them, Redis's counters read around the load."""
+    from tests.e2e.replicas import call, calls_between, command_calls, redis_info, replicas
+    from tests.support.redis import redis_server
+
+    name = f"{'redis' if setup.redis else 'memory'}-{setup.processes}-{tool}-{clients}"
+    folder = workdir / name
+    folder.mkdir()
+    callers = "".join(CALLER.format(index=i) for i in range(len(secret)))
+    run = StoreRun(setup, tool, clients, Load(f"{setup.label}, {clients} clients: {tool}"))
+    with contextlib.ExitStack() as stack:
+        env = child_env(folder, secret)
+        redis: RedisServer | None = None
+        store = ""
+        if setup.redis:
+            redis = stack.enter_context(redis_server(folder))
+            env["RYPSOK_REDIS_URL"] = redis.url
+            timeout = f"timeout_ms = {timeout_ms}\n" if timeout_ms is not None else ""
+            store = REDIS_STORE.format(replicas=setup.processes, timeout=timeout)
+        text = REPLICA_CONFIG.format(
+            rate=RATE_PER_MINUTE,
+            store=store,
+            engine=STANDIN,
+            base_url=engines.searxng_url(STANDIN),
+            callers=callers,
+        )
+        running = stack.enter_context(replicas(folder, text, env, setup.processes, name))
+        ports = [r.port for r in running]
+        arguments = {"query": SEARCH_QUERY} if tool == "web_search" else None
+        # Every process answers once, one after another; for web_search each caller's
+        # query is asked once, so that the load is answered from the cache (the engine's
+        # rate is 600/min, the most an operator may set).
+        first = max(len(ports), SEARCH_CALLERS) if tool == "web_search" else len(ports)
+        for i in range(first):
+            answer = call(ports[i % len(ports)], tool, arguments, token=secret[i % len(secret)])
+            if not answer.answered or answer.is_tool_error:
+                raise SystemExit(f"bench: {run.load.label}: no answer ({answer.failure})")
+        time.sleep(0.5)
+        # Client i speaks for the callers j with j mod clients = i, in turn (the caller
+        # i mod callers when there are fewer callers than clients): whatever the number
+        # of clients, every caller is used and no caller's limit binds.
+        callers_used = SEARCH_CALLERS if tool == "web_search" else len(secret)
+        requests = [
+            [
+                request_bytes(ports[i % len(ports)], secret[j], i + 1, tool, arguments)
+                for j in range(callers_used)
+                if j % clients == i or (clients > callers_used and j == i % callers_used)
+            ]
+            for i in range(clients)
+        ]
+        redis_pid = redis.process.pid if redis is not None and redis.process else 0
+        commands0 = command_calls(redis.port) if redis else {}
+        redis_cpu0 = cpu_seconds(redis_pid) if redis else 0.0
+        engine0 = engines.count(STANDIN)
+        asyncio.run(drive(ports, requests, seconds, run.load, [r.pid for r in running]))
+        run.engine_requests = engines.count(STANDIN) - engine0
+        if redis is not None:
+            run.redis_cpu_s = cpu_seconds(redis_pid) - redis_cpu0
+            run.commands = calls_between(commands0, command_calls(redis.port))
+            run.redis_memory = redis_info(redis.port, "memory")
+            keyspace = redis_info(redis.port, "keyspace").get("db0", "keys=0")
+            run.redis_keys = int(dict(p.split("=") for p in keyspace.split(","))["keys"])
+        for replica in running:
+            replica.stop()
+            down, up, local = _store_counters(replica)
+            run.unavailable += down
+            run.recovered += up
+            run.local_answers += local
+    return run
+
+
+def section_replicas(
+    seconds: float, workdir: Path, loads: Sequence[int], timeout_ms: int | None
+) -> list[StoreRun]:
+    from tests.e2e.replicas import engines
+
+    timeout = f"{timeout_ms} ms" if timeout_ms is not None else "50 ms (the default)"
+    print(
+        f"3. Replicas sharing one Redis: {', '.join(map(str, loads))} keep-alive clients "
+        f"spread round robin over the processes, {seconds:g} s a row (after {WARMUP_S:g} s "
+        f"warm-up)"
+    )
+    print(
+        f"  fresh processes (and a fresh Redis, {_redis_version()}) for each row; [cache] on, "
+        f"one SearXNG stand-in engine, {CLIENTS} callers, *_per_minute = {RATE_PER_MINUTE}, "
+        f"[store] timeout_ms {timeout}"
+    )
+    secret = tokens(CLIENTS)
+    runs: list[StoreRun] = []
+    with engines() as standins:
+        for tool in ("engine_status", "web_search"):
+            for clients in loads:
+                for setup in SETUPS:
+                    if setup.processes > clients:
+                        continue  # one client reaches one process only
+                    runs.append(
+                        run_store(
+                            setup, tool, clients, workdir, secret, seconds, standins, timeout_ms
+                        )
+                    )
+    _replicas_table(runs)
+    print("  what the store adds to a call (1 process: redis store - memory store):")
+    for tool in ("engine_status", "web_search"):
+        for clients in loads:
+            pair = [r for r in runs if r.tool == tool and r.clients == clients]
+            memory = next((r for r in pair if r.setup == SETUPS[0]), None)
+            redis = next((r for r in pair if r.setup == SETUPS[1]), None)
+            if memory is None or redis is None:
+                continue
+            a, b = memory.load.latencies_ms, redis.load.latencies_ms
+            if not a or not b:
+                continue
+            cpu_a, cpu_b = memory.load.server_cpu_s / len(a), redis.load.server_cpu_s / len(b)
+            print(
+                f"    {tool}, {clients} clients: p50 {pct(b, 50) - pct(a, 50):+.2f} ms, "
+                f"p99 {pct(b, 99) - pct(a, 99):+.2f} ms, mean "
+                f"{sum(b) / len(b) - sum(a) / len(a):+.2f} ms; rypsok CPU "
+                f"{1e6 * (cpu_b - cpu_a):+.0f} us a call; req/s "
+                f"{len(b) / redis.load.seconds:.0f} against {len(a) / memory.load.seconds:.0f}"
+                + (
+                    f" (the redis store answered {redis.local_answers} operations locally)"
+                    if redis.local_answers
+                    else ""
+                )
+            )
+    for r in runs:
+        if r.setup.redis:
+            mem = r.redis_memory
+            top = ", ".join(f"{k} {v / max(1, r.load.attempts):.2f}" for k, v in _top(r.commands))
+            print(
+                f"  {r.load.label}: Redis used_memory {mem.get('used_memory_human', '?')} "
+                f"(dataset {_kib(mem.get('used_memory_dataset'))}, rss "
+                f"{mem.get('used_memory_rss_human', '?')}), {r.redis_keys} keys after "
+                f"{r.load.attempts} calls; commands a call: {top or 'none'}"
+            )
+        if r.load.errors or r.engine_requests:
+            errors = ", ".join(f"{k}: {v}" for k, v in r.load.errors.most_common())
+            print(
+                f"  {r.load.label}: {r.engine_requests} engine requests during the load"
+                + (f"; errors {errors}" if errors else "")
+            )
+    print(
+        "  Redis trips/call: commands the store's client sent (EVALSHA, GET, ZREM, ...) per "
+        "call sent, warm-up included; cmds/call: with the commands its scripts ran"
+    )
+    print(
+        "  Redis CPU/call: redis-server's user + system time over warm-up + window per call; "
+        "down/up/local: store_unavailable and store_recovered lines, store operations "
+        "answered from a process's own memory"
+    )
+    print(
+        f"  rypsok CPU: the processes' summed CPU (100% = one core); the callers are shared "
+        f"out among the clients, each client sending for its callers in turn: {CLIENTS} "
+        f"callers for engine_status, {SEARCH_CALLERS} for web_search, whose one query each "
+        f"was asked before the load, so a call is answered from the cache while the store "
+        f"answers (ceilings {CLIENTS * RATE_PER_MINUTE // 60} and "
+        f"{SEARCH_CALLERS * RATE_PER_MINUTE // 60} rps)"
+    )
+    print()
+    return runs
+
+
+def _replicas_table(runs: Sequence[StoreRun]) -> None:
+    rows: list[tuple[str, ...]] = []
+    for r in runs:
+        total = len(r.load.latencies_ms)
+        calls = max(1, r.load.attempts)
+        redis = r.setup.redis
+        rows.append(
+            (
+                r.setup.label,
+                r.tool,
+                str(r.clients),
+                f"{total / r.load.seconds:.0f}" if r.load.seconds else "-",
+                ms(pct(r.load.latencies_ms, 50)) if total else "-",
+                ms(pct(r.load.latencies_ms, 99)) if total else "-",
+                str(sum(r.load.errors.values())),
+                f"{100 * r.load.server_cpu_s / r.load.seconds:.0f}%" if r.load.seconds else "-",
+                f"{1e6 * r.load.server_cpu_s / max(1, total):.0f} us",
+                f"{r.client_commands / calls:.2f}" if redis else "-",
+                f"{sum(r.commands.values()) / calls:.1f}" if redis else "-",
+                f"{1e6 * r.redis_cpu_s / calls:.0f} us" if redis else "-",
+                f"{r.unavailable}/{r.recovered}/{r.local_answers}" if redis else "-",
+            )
+        )
+    table(
+        (
+            "setup",
+            "tool",
+            "clients",
+            "req/s",
+            "p50",
+            "p99",
+            "errors",
+            "rypsok CPU",
+            "CPU/call",
+            "Redis trips/call",
+            "cmds/call",
+            "Redis CPU/call",
+            "down/up/local",
+        ),
+        rows,
+    )
+
+
+def _top(commands: Mapping[str, int], count: int = 5) -> list[tuple[str, int]]:
+    return sorted(commands.items(), key=lambda kv: -kv[1])[:count]
+
+
+def _kib(value: str | None) -> str:
+    return f"{int(value) / 1024:.0f} KiB" if value is not None and value.isdigit() else "?"
+
+
+def _redis_version() -> str:
+    from tests.support.redis import NOT_INSTALLED
+
+    binary = shutil.which(os.environ.get("RYPSOK_REDIS_SERVER") or "redis-server")
+    if binary is None:
+        raise SystemExit(f"bench: {NOT_INSTALLED}")
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True, check=False)
+    version = next((p for p in out.stdout.split() if p.startswith("v=")), "v=?")
+    return f"redis-server {version[2:]}"
+
+
 # -- output ------------------------------------------------------------------------------------
 
 
@@ -810,10 +1182,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="measured seconds of section 1 per server (default 30, --quick 5)",
     )
-    parser.add_argument("--quick", action="store_true", help="5 s per server in section 1")
+    parser.add_argument(
+        "--quick", action="store_true", help="5 s per server in section 1, 2 s a row in section 3"
+    )
+    parser.add_argument(
+        "--replica-seconds",
+        type=float,
+        default=None,
+        help=f"measured seconds of each row of section 3 (default {REPLICA_SECONDS:g}, --quick 2)",
+    )
+    parser.add_argument(
+        "--replica-clients",
+        type=int,
+        action="append",
+        help="a load of section 3, in clients (repeatable; default "
+        + ", ".join(map(str, REPLICA_CLIENTS))
+        + ")",
+    )
+    parser.add_argument(
+        "--store-timeout-ms",
+        type=int,
+        default=None,
+        help="[store] timeout_ms of section 3's redis rows (5 .. 100; default: the "
+        "configuration's default)",
+    )
     parser.add_argument(
         "--only",
-        choices=("load", "flood"),
+        choices=("load", "flood", "replicas"),
         action="append",
         help="run only this section (repeatable)",
     )
@@ -829,9 +1224,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = args.seconds if args.seconds is not None else (5.0 if args.quick else 30.0)
     if seconds <= 0:
         parser.error("--seconds must be positive")
+    replica_seconds = args.replica_seconds or (2.0 if args.quick else REPLICA_SECONDS)
+    if replica_seconds <= 0:
+        parser.error("--replica-seconds must be positive")
+    loads = args.replica_clients or list(REPLICA_CLIENTS)
+    if not all(1 <= n <= CLIENTS for n in loads):
+        parser.error(f"--replica-clients must be 1 .. {CLIENTS}")
     if not 0 <= args.callers <= CLIENTS:
         parser.error(f"--callers must be 0 .. {CLIENTS}")
-    sections = set(args.only or ("load", "flood"))
+    sections = set(args.only or ("load", "flood", "replicas"))
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     from importlib.metadata import version
@@ -851,6 +1252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             section_load(seconds, workdir, args.callers)
         if "flood" in sections:
             section_flood(workdir)
+        if "replicas" in sections:
+            section_replicas(replica_seconds, workdir, loads, args.store_timeout_ms)
     return 0
 
 
