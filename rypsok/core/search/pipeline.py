@@ -291,11 +291,11 @@ class SearchService:
 
     async def _put(self, key: CacheKey, answer: list[RawResult]) -> None:
         try:
-            stored = await self.store.cache_put(key, answer)
+            outcome = await self.store.cache_put(key, answer)
         except Exception as exc:
             _cache_failed(key, "store", exc)
             return
-        counters.add("cache", key.engine, "stored" if stored else "too_large")
+        counters.add("cache", key.engine, outcome)
 
     async def _all(self, writes: list[Callable[[], Coroutine[Any, Any, None]]]) -> None:
         """Run the store writes side by side, so that they take one store wait in all; in

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rypsok.core.search.cache import CacheKey
 
 Backend = Literal["memory", "redis"]
+CacheOutcome = Literal["stored", "too_large", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,9 @@ class Store(Protocol):
 
     async def cache_get(self, key: CacheKey) -> tuple[RawResult, ...] | None: ...
 
-    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> bool:
-        """False when the answer is larger than max_entry_bytes (not stored)."""
+    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> CacheOutcome:
+        """Stored; too large for max_entry_bytes; or skipped (no cache, or its backend is
+        away): the word is counted as it is."""
 
     # -- strict mode's memory of returned URLs (LIM-F14) --------------------------------
 

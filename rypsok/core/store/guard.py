@@ -1,10 +1,20 @@
 """Whether the shared store is answering, and every call to it bounded in time.
 
 Two states. Available: every operation goes to Redis. Unavailable: entered when an
-operation fails or outlasts the store timeout. For LIM-D4 ms after the latest failure no
-operation tries Redis (each answers from this process at once); after that one
-operation at a time tries again (the trial) while the others still answer locally, and
-the trial's success makes the store available again.
+operation fails with an error, or when TIMEOUTS_TO_FAIL operations in a row outlast the
+store timeout. For LIM-D4 ms after the latest failure no operation tries Redis (each
+answers from this process at once); after that one operation at a time tries again
+(the trial) while the others still answer locally, and the trial's success makes the
+store available again.
+
+Why timeouts need a run: a replica's own event loop, busy with other calls or paused by
+a garbage collection (about 55 ms for a full one), makes a reply that came in time look
+late. A late operation is still answered locally, at its timeout; only a run of them
+says Redis is slow rather than this process.
+
+Each wait is also bounded by the call around it: an operation gets at most what is left
+of the call's own time (its cancel scope's deadline) less LIM-D7, the time kept to
+answer locally, so a call never ends late because of the store.
 
 Each change is logged once (`store_unavailable` with the operation and the exception's
 type name, never its message, which may name the server; `store_recovered`) and counted.
@@ -26,8 +36,16 @@ from rypsok.core.telemetry import counters, log
 T = TypeVar("T")
 
 
+# Operations in a row that outlast the timeout before the store is taken as away.
+TIMEOUTS_TO_FAIL = 3
+
+
 class Away(Exception):
     """The store did not answer this operation: answer from this process instead."""
+
+
+class NoTime(Away):
+    """The call has no time left to wait for the store; the store was not asked."""
 
 
 class Guard:
@@ -36,13 +54,18 @@ class Guard:
         timeout_s: float,
         rest_s: float = limits.default("LIM-D4") / 1000,
         clock: Callable[[], float] = time.monotonic,
+        timeouts: tuple[type[Exception], ...] = (TimeoutError,),
     ) -> None:
         self.timeout_s = timeout_s
+        # What a client raises when its own socket wait ran out counts as lateness too.
+        self._timeouts = timeouts
         self.rest_s = rest_s
         self._clock = clock
         self.available = True
         self._retry_at = 0.0
         self._trial = False  # an operation is trying the unavailable store
+        self._late = 0  # operations in a row that outlasted the timeout
+        self._reserve_s = limits.default("LIM-D7") / 1000
 
     def _begin(self) -> bool | None:
         """None: do not try now; True: this operation is the trial; False: a normal try."""
@@ -56,22 +79,41 @@ class Guard:
     async def run(self, operation: str, call: Callable[[], Awaitable[T]]) -> T:
         """`call`'s answer, within the store timeout; `Away` when the store is resting
         or this call failed."""
+        wait_s = min(
+            self.timeout_s,
+            anyio.current_effective_deadline() - anyio.current_time() - self._reserve_s,
+        )
+        if wait_s <= 0:
+            counters.add("store", "local", operation)
+            raise NoTime
         trial = self._begin()
         if trial is None:
             counters.add("store", "local", operation)
             raise Away
         try:
-            with anyio.fail_after(self.timeout_s):
+            with anyio.fail_after(wait_s):
                 value = await call()
-        except Exception as exc:  # any failure of the store, or its timeout
-            self._failed(operation, exc)
+        except Exception as exc:  # any failure of the store, or a wait that ran out
+            if isinstance(exc, self._timeouts):
+                self._timed_out(operation, exc, trial)
+            else:
+                self._failed(operation, exc)
             raise Away from None
         finally:
             if trial:
                 self._trial = False
+        self._late = 0
         if trial:
             self._recovered()
         return value
+
+    def _timed_out(self, operation: str, exc: Exception, trial: bool) -> None:
+        self._late += 1
+        if trial or not self.available or self._late >= TIMEOUTS_TO_FAIL:
+            self._failed(operation, exc)
+            return
+        counters.add("store", "late", operation)
+        counters.add("store", "local", operation)
 
     def _failed(self, operation: str, exc: Exception) -> None:
         error = type(exc).__name__
@@ -97,4 +139,4 @@ class Guard:
             log.info("store_recovered")
 
 
-__all__ = ["Away", "Guard"]
+__all__ = ["Away", "Guard", "NoTime"]

@@ -22,7 +22,7 @@ from rypsok.core.fetch.robots import RobotsCache, RobotsRules
 from rypsok.core.fetch.strict import ReturnedUrls
 from rypsok.core.ratelimit import ToolRateLimiter
 from rypsok.core.search.cache import CacheKey, ResultCache
-from rypsok.core.store.base import Backend, CallAdmission
+from rypsok.core.store.base import Backend, CacheOutcome, CallAdmission
 
 if TYPE_CHECKING:
     from rypsok.core.engines.base import RawResult
@@ -125,8 +125,10 @@ class MemoryStore:
     async def cache_get(self, key: CacheKey) -> tuple[RawResult, ...] | None:
         return self.cache.get(key) if self.cache is not None else None
 
-    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> bool:
-        return self.cache.put(key, results) if self.cache is not None else False
+    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> CacheOutcome:
+        if self.cache is None:
+            return "skipped"
+        return "stored" if self.cache.put(key, results) else "too_large"
 
     async def remember_returned(self, urls: Sequence[str]) -> None:
         self.returned.remember(urls)

@@ -46,8 +46,8 @@ from rypsok.core.fetch.robots import RobotsRules
 from rypsok.core.ratelimit import WINDOW_S
 from rypsok.core.search.cache import CacheKey, entry_bytes
 from rypsok.core.store import codec, scripts
-from rypsok.core.store.base import Backend, CallAdmission
-from rypsok.core.store.guard import Away, Guard
+from rypsok.core.store.base import Backend, CacheOutcome, CallAdmission
+from rypsok.core.store.guard import Away, Guard, NoTime
 from rypsok.core.store.memory import Held, MemoryStore, engine_rates, tool_limits
 
 if TYPE_CHECKING:
@@ -94,7 +94,9 @@ class RedisStore:
             # The client's message may quote the URL, which may hold a password.
             raise ValueError("[store] the URL cannot be used") from None
         self._client: Redis = aioredis.Redis(connection_pool=pool)
-        self._guard = Guard(timeout_s)
+        from redis.exceptions import TimeoutError as ClientTimeout
+
+        self._guard = Guard(timeout_s, timeouts=(TimeoutError, ClientTimeout))
         self._keys = codec.Keys(settings.key_prefix)
         self._config = config
         self._health = health
@@ -284,10 +286,12 @@ class RedisStore:
             return None
         return None if raw is None else codec.decode_results(raw)
 
-    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> bool:
+    async def cache_put(self, key: CacheKey, results: Sequence[RawResult]) -> CacheOutcome:
         settings = self._config.cache
-        if not self.cache_enabled or entry_bytes(results) > settings.max_entry_bytes:
-            return False
+        if not self.cache_enabled:
+            return "skipped"
+        if entry_bytes(results) > settings.max_entry_bytes:
+            return "too_large"
         member = codec.cache_member(key)
         keys = (self._keys.cache_entry + member, self._keys.cache_index)
         args = (
@@ -300,8 +304,8 @@ class RedisStore:
         try:
             await self._guard.run("cache_put", lambda: self._bounded_put(keys, args))
         except Away:
-            return False
-        return True
+            return "skipped"  # while Redis is away the cache is not used
+        return "stored"
 
     # -- strict mode's memory ------------------------------------------------------------
 
@@ -398,6 +402,10 @@ class Slot:
                 if await self._store._try_slot(self._engine, token):
                     self._token = token
                     return
+            except NoTime:
+                # The caller's time is nearly out: a local slot would exceed the shared
+                # concurrency, so keep waiting for the cancellation that is coming.
+                pass
             except Away:
                 held = self._store.local.slot(self._engine)
                 await held.__aenter__()

@@ -8,7 +8,8 @@ import io
 import anyio
 import pytest
 
-from rypsok.core.store.guard import Away, Guard
+from rypsok.core import limits
+from rypsok.core.store.guard import TIMEOUTS_TO_FAIL, Away, Guard
 from tests.conftest import FakeClock
 from tests.core.store.support import events
 
@@ -123,14 +124,62 @@ async def test_an_operation_already_in_flight_when_another_failed_does_not_recov
     assert events(logs, "store_recovered") == []
 
 
-async def test_an_operation_that_outlasts_the_timeout_ends_at_it() -> None:
+async def test_an_operation_that_outlasts_the_timeout_ends_at_it_and_a_run_of_them_fails(
+    logs: io.StringIO,
+) -> None:
     guard = Guard(timeout_s=0.05, rest_s=1.0)
     hang = Calls()
     hang.gate = anyio.Event()  # never set
-    with anyio.fail_after(1):
-        with pytest.raises(Away):
+    for n in range(1, TIMEOUTS_TO_FAIL + 1):
+        started = anyio.current_time()
+        with anyio.fail_after(1), pytest.raises(Away):
             await guard.run("cache_get", hang)
+        assert anyio.current_time() - started < 0.5
+        # One late answer may be this process's own pause: only a run of them fails.
+        assert guard.available is (n < TIMEOUTS_TO_FAIL)
+    assert hang.count == TIMEOUTS_TO_FAIL
+    assert len(events(logs, "store_unavailable")) == 1
+
+
+async def test_an_answer_in_time_ends_a_run_of_late_ones() -> None:
+    guard = Guard(timeout_s=0.05, rest_s=1.0)
+    calls = Calls()
+    for _ in range(3):
+        for _ in range(TIMEOUTS_TO_FAIL - 1):
+            calls.gate = anyio.Event()
+            with pytest.raises(Away):
+                await guard.run("admit_call", calls)
+        calls.gate = None
+        assert await guard.run("admit_call", calls) == "answer"
+    assert guard.available
+
+
+async def test_an_error_fails_at_once_unlike_a_timeout() -> None:
+    guard = Guard(timeout_s=0.05, rest_s=1.0)
+    calls = Calls()
+    calls.fail = True
+    with pytest.raises(Away):
+        await guard.run("admit_call", calls)
     assert not guard.available
+
+
+async def test_a_wait_never_outlasts_the_calls_own_time_less_what_answering_locally_needs() -> None:
+    guard = Guard(timeout_s=5.0, rest_s=1.0)
+    hang = Calls()
+    hang.gate = anyio.Event()
+    reserve = limits.default("LIM-D7") / 1000
+    with anyio.move_on_after(0.1) as scope:
+        started = anyio.current_time()
+        with pytest.raises(Away):
+            await guard.run("circuit_states", hang)
+        waited = anyio.current_time() - started
+    assert not scope.cancelled_caught  # the call still had its time to answer locally
+    assert 0.1 - reserve - 0.01 <= waited < 0.1
+    # With no time left at all, the store is not asked and nothing counts against it.
+    with anyio.move_on_after(reserve / 2):
+        with pytest.raises(Away):
+            await guard.run("circuit_states", hang)
+    assert hang.count == 1 and guard.available
 
 
 async def test_a_cancelled_trial_lets_the_next_operation_try() -> None:
@@ -143,8 +192,16 @@ async def test_a_cancelled_trial_lets_the_next_operation_try() -> None:
     clock.now += 1.0
     calls.fail = False
     calls.gate = anyio.Event()
-    with anyio.move_on_after(0.02) as scope:
-        await guard.run("slot", calls)
+    # Cancelled by its caller (not by a deadline, which the guard would see coming).
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as group:
+
+            async def cancel_soon() -> None:
+                await anyio.sleep(0.02)
+                scope.cancel()
+
+            group.start_soon(cancel_soon)
+            await guard.run("slot", calls)
     assert scope.cancelled_caught and not guard.available
     calls.gate = None
     assert await guard.run("slot", calls) == "answer"

@@ -263,7 +263,7 @@ async def test_an_answer_cached_on_one_replica_is_a_hit_on_the_other_under_its_w
     key = CacheKey(ENGINE, "mimlys", QUERY)
     async with replicas(config) as (a, b):
         assert a.cache_enabled
-        assert await a.cache_put(key, RESULTS) is True
+        assert await a.cache_put(key, RESULTS) == "stored"
         assert await b.cache_get(key) == RESULTS
         assert await b.cache_get(CacheKey(ENGINE, "ops", QUERY)) is None
         for change in ({"count": 5}, {"language": "de"}, {"engine_timeout_ms": 900}):
@@ -301,9 +301,9 @@ async def test_an_answer_above_max_entry_bytes_is_not_stored(
     key = CacheKey(ENGINE, "mimlys", QUERY)
     large = (RawResult("https://a.example/", "t", "x" * 1020),)  # 1041 bytes
     async with replicas(config) as (a, b):
-        assert await a.cache_put(key, large) is False
+        assert await a.cache_put(key, large) == "too_large"
         assert await b.cache_get(key) is None
-        assert await a.cache_put(key, (RawResult("https://a.example/", "t", "x"),))
+        assert await a.cache_put(key, (RawResult("https://a.example/", "t", "x"),)) == "stored"
     assert len([k for k in everything(inspector(server.url)) if b":cache:" in k]) == 1
 
 
@@ -314,7 +314,7 @@ async def test_the_cache_keeps_at_most_max_entries_in_the_deployment(
     keys = [CacheKey(ENGINE, "mimlys", dataclasses.replace(QUERY, count=n)) for n in range(5)]
     async with replicas(config) as (a, b):
         for n, key in enumerate(keys):
-            assert await (a, b)[n % 2].cache_put(key, RESULTS)
+            assert await (a, b)[n % 2].cache_put(key, RESULTS) == "stored"
         found = [await a.cache_get(key) is not None for key in keys]
     assert found == [False, False, True, True, True]
     peek = inspector(server.url)
@@ -325,7 +325,7 @@ async def test_the_cache_keeps_at_most_max_entries_in_the_deployment(
 async def test_a_disabled_cache_never_touches_redis(server: RedisServer, tmp_path: Path) -> None:
     async with replicas(make_config(tmp_path, server.url)) as (a, _):
         assert not a.cache_enabled
-        assert await a.cache_put(CacheKey(ENGINE, "mimlys", QUERY), RESULTS) is False
+        assert await a.cache_put(CacheKey(ENGINE, "mimlys", QUERY), RESULTS) == "skipped"
         assert await a.cache_get(CacheKey(ENGINE, "mimlys", QUERY)) is None
     assert everything(inspector(server.url)) == {}
 
