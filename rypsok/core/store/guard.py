@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import anyio
+import anyio.lowlevel
 
 from rypsok.core import limits
 from rypsok.core.telemetry import counters, log
@@ -38,6 +39,9 @@ T = TypeVar("T")
 
 # Operations in a row that outlast the timeout before the store is taken as away.
 TIMEOUTS_TO_FAIL = 3
+# One turn of the event loop at least this long (or a tenth of the timeout) means the
+# process itself is behind: its timeouts are not held against the store.
+LOOP_LATE_S = 0.005
 
 
 class Away(Exception):
@@ -94,10 +98,16 @@ class Guard:
             with anyio.fail_after(wait_s):
                 value = await call()
         except Exception as exc:  # any failure of the store, or a wait that ran out
-            if isinstance(exc, self._timeouts):
-                self._timed_out(operation, exc, trial)
-            else:
+            was_trial, trial = trial, False  # the trial ends here, whatever follows
+            self._trial = self._trial and not was_trial
+            if not isinstance(exc, self._timeouts):
                 self._failed(operation, exc)
+            elif await self._loop_is_late():
+                # This process is behind on its own work: the lateness is ours.
+                counters.add("store", "late", operation)
+                counters.add("store", "local", operation)
+            else:
+                self._timed_out(operation, exc, was_trial)
             raise Away from None
         finally:
             if trial:
@@ -106,6 +116,13 @@ class Guard:
         if trial:
             self._recovered()
         return value
+
+    async def _loop_is_late(self) -> bool:
+        """Whether one turn of this process's event loop takes long: then a reply that
+        came in time waited behind other work, and says nothing about Redis."""
+        started = anyio.current_time()
+        await anyio.lowlevel.checkpoint()
+        return anyio.current_time() - started >= max(LOOP_LATE_S, self.timeout_s / 10)
 
     def _timed_out(self, operation: str, exc: Exception, trial: bool) -> None:
         self._late += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from rypsok.core import limits
@@ -206,3 +207,30 @@ async def test_a_cancelled_trial_lets_the_next_operation_try() -> None:
     calls.gate = None
     assert await guard.run("slot", calls) == "answer"
     assert guard.available
+
+
+async def test_timeouts_while_this_process_is_behind_are_not_held_against_the_store() -> None:
+    import time
+
+    guard = Guard(timeout_s=0.05, rest_s=1.0)
+    hang = Calls()
+    hang.gate = anyio.Event()
+    busy = True
+
+    async def hog() -> None:  # every turn of the loop takes 10 ms of this process's CPU
+        while busy:
+            time.sleep(0.01)
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(hog)
+        for _ in range(TIMEOUTS_TO_FAIL + 2):
+            with pytest.raises(Away):
+                await guard.run("admit_call", hang)
+        assert guard.available  # the lateness was this process's, not the store's
+        busy = False
+    # The same timeouts on a quiet loop take the store away.
+    for _ in range(TIMEOUTS_TO_FAIL):
+        with pytest.raises(Away):
+            await guard.run("admit_call", hang)
+    assert not guard.available
