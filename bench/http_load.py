@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from tests.e2e.replicas import Engines, Replica
     from tests.support.redis import RedisServer
 
+from rypsok.core import limits
+
 REPO = Path(__file__).resolve().parent.parent
 MODERN = "2026-07-28"
 START_TIMEOUT_S = 30.0
@@ -983,7 +985,8 @@ def section_replicas(
 ) -> list[StoreRun]:
     from tests.e2e.replicas import engines
 
-    timeout = f"{timeout_ms} ms" if timeout_ms is not None else "50 ms (the default)"
+    default_ms = limits.default("LIM-D1")
+    timeout = f"{timeout_ms} ms" if timeout_ms is not None else f"{default_ms} ms (the default)"
     print(
         f"3. Replicas sharing one Redis: {', '.join(map(str, loads))} keep-alive clients "
         f"spread round robin over the processes, {seconds:g} s a row (after {WARMUP_S:g} s "
