@@ -375,6 +375,18 @@ def _tops(archive: zipfile.ZipFile) -> set[str]:
     return {n.split("/")[1] for n in archive.namelist() if n.startswith("site-packages/")}
 
 
+def test_the_pyz_carries_both_license_texts_of_the_project(
+    two_builds: tuple[Path, Path],
+) -> None:
+    with zipfile.ZipFile(two_builds[0]) as archive:
+        names = archive.namelist()
+        for text in ("LICENSE-MIT", "LICENSE-APACHE"):
+            [name] = [
+                n for n in names if re.search(rf"/rypsok-[^/]+\.dist-info/licenses/{text}$", n)
+            ]
+            assert archive.read(name) == (REPO / text).read_bytes()
+
+
 def test_issue_21_the_default_pyz_carries_no_redis_client(
     two_builds: tuple[Path, Path],
 ) -> None:
