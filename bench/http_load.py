@@ -1206,7 +1206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--store-timeout-ms",
         type=int,
         default=None,
-        help="[store] timeout_ms of section 3's redis rows (5 .. 250; default: the "
+        help="[store] timeout_ms of section 3's redis rows (5 .. 200; default: the "
         "configuration's default)",
     )
     parser.add_argument(

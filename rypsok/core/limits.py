@@ -193,7 +193,7 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-M4", "one live session, KiB", 60),
     Limit("LIM-M5", "MemoryMax of the documented unit, MiB", 256),
     # The shared store ([store]; issue 21): rypsok's own rows, not the book's.
-    Limit("LIM-D1", "longest wait for one store operation, ms", 100, 5, 250, "store.timeout_ms"),
+    Limit("LIM-D1", "longest wait for one store operation, ms", 100, 5, 200, "store.timeout_ms"),
     Limit("LIM-D2", "replicas that share the limits", 1, 1, 1000, "store.replicas"),
     Limit("LIM-D3", "connections to the store", 32, 1, 256, "store.max_connections"),
     Limit("LIM-D4", "rest after a failed store operation before the next try, ms", 1000),

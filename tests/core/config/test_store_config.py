@@ -88,7 +88,7 @@ def test_a_redis_store_reads_its_url_from_a_file(tmp_path: Path) -> None:
         ('key_prefix = "has space"', {}, "expected letters, digits"),
         ('key_prefix = "a*"', {}, "expected letters, digits"),
         ("replicas = 0", {}, "expected an integer from 1 to 1000"),
-        ("timeout_ms = 500", {}, "expected an integer from 5 to 250"),
+        ("timeout_ms = 500", {}, "expected an integer from 5 to 200"),
     ],
 )
 def test_store_settings_out_of_their_forms_are_refused(
