@@ -52,7 +52,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -155,6 +155,15 @@ class RobotsRules:
     """The rules that apply to rypsok on one origin, most specific first."""
 
     rules: tuple[_Rule, ...] = ()
+
+    def pairs(self) -> tuple[tuple[bool, str], ...]:
+        """The rules as (allow, normalised pattern), in priority order: a form to keep
+        elsewhere and rebuild with `from_pairs`, without parsing the file again."""
+        return tuple((rule.allow, rule.pattern) for rule in self.rules)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[bool, str]]) -> RobotsRules:
+        return cls(tuple(_Rule(allow, pattern) for allow, pattern in pairs))
 
     def allows(self, target: str) -> bool:
         """Whether rypsok may fetch ``target``: the path and query as requested."""

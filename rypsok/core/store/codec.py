@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rypsok.core.engines.base import RawResult
-from rypsok.core.fetch.robots import RobotsRules, _Rule
+from rypsok.core.fetch.robots import RobotsRules
 from rypsok.core.search.cache import CacheKey
 
 # ASCII only: a stray surrogate in provider text travels as an escape, never as bytes
@@ -96,7 +96,7 @@ def _result(row: Any) -> RawResult:
 
 
 def encode_robots(rules: RobotsRules) -> str:
-    return _COMPACT.encode([[1 if r.allow else 0, r.pattern] for r in rules.rules])
+    return _COMPACT.encode([[1 if allow else 0, pattern] for allow, pattern in rules.pairs()])
 
 
 def decode_robots(raw: bytes | str) -> RobotsRules | None:
@@ -104,12 +104,9 @@ def decode_robots(raw: bytes | str) -> RobotsRules | None:
     they are rebuilt as they are, not parsed again."""
     try:
         pairs = json.loads(raw)
-        rules = []
-        for allow, pattern in pairs:
-            if allow not in (0, 1) or not isinstance(pattern, str):
-                return None
-            rules.append(_Rule(allow == 1, pattern))
-        return RobotsRules(rules=tuple(rules))
+        if not all(allow in (0, 1) and isinstance(pattern, str) for allow, pattern in pairs):
+            return None
+        return RobotsRules.from_pairs((allow == 1, pattern) for allow, pattern in pairs)
     except (ValueError, TypeError):
         return None
 

@@ -98,8 +98,6 @@ class Guard:
             with anyio.fail_after(wait_s):
                 value = await call()
         except Exception as exc:  # any failure of the store, or a wait that ran out
-            was_trial, trial = trial, False  # the trial ends here, whatever follows
-            self._trial = self._trial and not was_trial
             if not isinstance(exc, self._timeouts):
                 self._failed(operation, exc)
             elif await self._loop_is_late():
@@ -107,7 +105,7 @@ class Guard:
                 counters.add("store", "late", operation)
                 counters.add("store", "local", operation)
             else:
-                self._timed_out(operation, exc, was_trial)
+                self._timed_out(operation, exc, trial)
             raise Away from None
         finally:
             if trial:
