@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from rypsok.core.config.positions import Path, Positions, hidden_reason, render, shown
@@ -22,16 +23,40 @@ MISSING: Any = object()
 Table = dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """One end of a key's range that other keys set (a dependent range).
+
+    *because* names those keys with their values, as the message shows them (`named`);
+    *keys* are their paths, so that a bound set by a key that is itself wrong is not used.
+    """
+
+    value: int
+    because: str
+    keys: tuple[Path, ...]
+
+
+def named(path: Path, value: int) -> str:
+    """`fetch.max_chars_ceiling = 1000`: a key and the value in effect, for a Bound.
+
+    The keys are this package's own words: joined directly, not through render(), whose
+    check for a credential in a key loads the secret detectors.
+    """
+    return f"{'.'.join(str(part) for part in path)} = {value}"
+
+
 class Reader:
     def __init__(self, positions: Positions) -> None:
         self.positions = positions
         self.problems: list[Problem] = []
+        self.failed: set[Path] = set()  # the keys with a problem, for Bound.keys
 
     # -- reporting ---------------------------------------------------------
     def add(self, path: Path, message: str, *, key: bool = False) -> None:
         """A problem of *path*, placed at its value, or at its key (the first column of its
         name) when the key itself is the problem (*key*): unknown, not allowed, a table's."""
         where = self.positions.key_at(path) if key else self.positions.at(path)
+        self.failed.add(path)
         self.problems.append(Problem(render(path), message, where))
 
     def present(self, path: Path) -> bool:
@@ -76,22 +101,20 @@ class Reader:
         name: str,
         limit: Limit,
         *,
-        high: int | None = None,
-        low: int | None = None,
-        because: str | None = None,
+        top: int | None = None,
+        floor: Bound | None = None,
+        cap: Bound | None = None,
     ) -> int:
-        """An integer within the row's range, then within a dependent range.
+        """An integer within the row's range, narrowed by the bounds other keys set.
 
-        *low*/*high* narrow the row's range when another key sets them;
-        *because* names those keys with their values for the message.
+        *top* is the widest high of a row whose high only another key sets (its `high` is
+        None); *floor* and *cap* are those other keys' bounds (see `ranged`).
         """
-        static_low = limit.low if limit.low is not None else 0
-        static_high = limit.high if limit.high is not None else (high or 0)
-        dep_low = static_low if low is None else max(static_low, low)
-        dep_high = static_high if high is None else min(static_high, high)
-        return self.ranged(
-            table, path, name, limit.default, static_low, static_high, dep_low, dep_high, because
-        )
+        low = limit.low if limit.low is not None else 0
+        high = limit.high if limit.high is not None else top
+        if high is None:  # pragma: no cover - a programming error, caught by any test
+            raise ValueError(f"{limit.id} has no high bound: give its widest as top")
+        return self.ranged(table, path, name, limit.default, low, high, floor=floor, cap=cap)
 
     def ranged(
         self,
@@ -99,32 +122,46 @@ class Reader:
         path: Path,
         name: str,
         default: int,
-        static_low: int,
-        static_high: int,
-        dep_low: int | None = None,
-        dep_high: int | None = None,
-        because: str | None = None,
+        low: int,
+        high: int,
+        *,
+        floor: Bound | None = None,
+        cap: Bound | None = None,
     ) -> int:
+        """An integer from *low* to *high*, or within the narrower range that *floor* and
+        *cap* leave. A bound that narrows the range is named in the message with the keys
+        and values that set it, so that the operator sees where each end comes from; one
+        set by a key that is itself wrong is left out (that key's problem is told)."""
         key = (*path, name)
+        causes: list[str] = []
+        if floor is not None and floor.value > low and self._usable(floor):
+            low = floor.value
+            causes.append(floor.because)
+        if cap is not None and cap.value < high and self._usable(cap):
+            high = cap.value
+            causes.append(cap.because)
+        why = f" ({'; '.join(causes)})" if causes else ""
+        if low > high:
+            # The keys it depends on leave this one nothing: the message says so, whatever
+            # the file holds here.
+            self.add(key, f"no value fits: the range from {low} to {high} is empty{why}")
+            return default
+        expected = f"expected {_span(low, high)}{why}"
         value = table.get(name, MISSING)
-        expected = f"expected an integer from {static_low} to {static_high}"
         if value is MISSING:
-            value = default
-        elif isinstance(value, bool) or not isinstance(value, int):
+            if not low <= default <= high:
+                self.add(key, f"{expected}, found no value, and {_default(default, low, high)}")
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
             self.add(key, f"{expected}, found {describe(value)}")
-            value = default
-        elif value < static_low:
-            self.add(key, f"{expected}, found a number below that range")
             return default
-        elif value > static_high:
-            self.add(key, f"{expected}, found a number above that range")
-            return default
-        low = static_low if dep_low is None else dep_low
-        high = static_high if dep_high is None else dep_high
         if not low <= value <= high:
-            reason = f" ({because})" if because else ""
-            self.add(key, f"must be between {low} and {high}{reason}")
+            self.add(key, f"{expected}, found {_number(value, low, high)}")
+            return default
         return int(value)
+
+    def _usable(self, bound: Bound) -> bool:
+        return not any(path in self.failed for path in bound.keys)
 
     def choice(
         self, table: Table, path: Path, name: str, choices: tuple[Word, ...], default: Word
@@ -191,6 +228,25 @@ class Reader:
                 continue
             items.append((index, item))
         return items
+
+
+def _span(low: int, high: int) -> str:
+    # A range that another key narrowed to one value is written as that value.
+    return f"the integer {low}" if low == high else f"an integer from {low} to {high}"
+
+
+def _number(value: int, low: int, high: int) -> str:
+    """What the file holds, in words that never repeat the number."""
+    if low == high:
+        return "another number"
+    return f"a number {'below' if value < low else 'above'} that range"
+
+
+def _default(default: int, low: int, high: int) -> str:
+    """The default of a key the file leaves out, when another key's bound excludes it."""
+    if low == high:
+        return f"the default is {default}"
+    return f"the default {default} is {'below' if default < low else 'above'} that range"
 
 
 IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,63}")

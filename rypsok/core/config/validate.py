@@ -16,7 +16,7 @@ from typing import Any
 from rypsok.core import limits
 from rypsok.core.config.positions import Path, Positions
 from rypsok.core.config.problems import ConfigError, describe
-from rypsok.core.config.reader import MISSING, Reader, Table
+from rypsok.core.config.reader import MISSING, Bound, Reader, Table, named
 from rypsok.core.config.settings import (
     LOG_LEVELS,
     SAFE_SEARCH,
@@ -193,16 +193,18 @@ def _search(r: Reader, raw: Table) -> SearchSettings:
     query_max = r.integer(raw, path, "query_max_chars", L("LIM-S1"))
     deadline = r.integer(raw, path, "deadline_ms", L("LIM-S4"))
     reserve = r.integer(raw, path, "reserve_ms", L("LIM-S6"))
-    engine_timeout = r.ranged(
+    deadline_key, reserve_key = (*path, "deadline_ms"), (*path, "reserve_ms")
+    engine_timeout = r.integer(
         raw,
         path,
         "engine_timeout_ms",
-        L("LIM-S5").default,
-        L("LIM-S5").low or 0,
-        L("LIM-S4").high or 0,
-        None,
-        deadline - reserve,
-        f"search.deadline_ms {deadline} minus search.reserve_ms {reserve}",
+        L("LIM-S5"),
+        top=_high("LIM-S4") - (L("LIM-S6").low or 0),
+        cap=Bound(
+            deadline - reserve,
+            f"{named(deadline_key, deadline)} minus {named(reserve_key, reserve)}",
+            (deadline_key, reserve_key),
+        ),
     )
     return SearchSettings(
         languages=languages,
@@ -229,12 +231,19 @@ def _under_ceiling(
 ) -> tuple[int, int]:
     """A default a call may raise up to its `<key>_ceiling`, and that ceiling: the default
     is checked against the ceiling as configured, which the message names."""
-    ceiling_key = f"{key}_ceiling"
-    ceiling = r.integer(raw, path, ceiling_key, L(ceiling_limit))
-    # The table and the key are this module's own words: written directly, not through
-    # render(), whose check for a credential in a key loads the secret detectors.
-    because = f"{'.'.join(str(part) for part in (*path, ceiling_key))} {ceiling}"
-    return r.integer(raw, path, key, L(limit), high=ceiling, because=because), ceiling
+    ceiling_key = (*path, f"{key}_ceiling")
+    ceiling = r.integer(raw, path, f"{key}_ceiling", L(ceiling_limit))
+    cap = Bound(ceiling, named(ceiling_key, ceiling), (ceiling_key,))
+    value = r.integer(raw, path, key, L(limit), top=_high(ceiling_limit), cap=cap)
+    return value, ceiling
+
+
+def _high(limit_id: str) -> int:
+    """The high end of a row that has one (a ceiling, a deadline)."""
+    high = L(limit_id).high
+    if high is None:  # pragma: no cover - the rows named here all have one
+        raise ValueError(f"{limit_id} has no high bound")
+    return high
 
 
 def _language_tag(text: str) -> str | None:
@@ -409,13 +418,13 @@ def _resilience(r: Reader, raw: Table) -> ResilienceSettings:
     path: Path = ("resilience",)
     r.unknown(raw, path, ("failures_to_open", "first_cooldown_s", "max_cooldown_s"))
     longest = r.integer(raw, path, "max_cooldown_s", L("LIM-B3"))
+    longest_key = (*path, "max_cooldown_s")
     first = r.integer(
         raw,
         path,
         "first_cooldown_s",
         L("LIM-B2"),
-        high=longest,
-        because=f"resilience.max_cooldown_s {longest}",
+        cap=Bound(longest, named(longest_key, longest), (longest_key,)),
     )
     return ResilienceSettings(r.integer(raw, path, "failures_to_open", L("LIM-B1")), first, longest)
 

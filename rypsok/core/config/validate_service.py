@@ -13,7 +13,7 @@ from rypsok.core import limits
 from rypsok.core.config import secrets
 from rypsok.core.config.positions import Path
 from rypsok.core.config.problems import describe
-from rypsok.core.config.reader import IDENTIFIER, MISSING, Reader, Table
+from rypsok.core.config.reader import IDENTIFIER, MISSING, Bound, Reader, Table, named
 from rypsok.core.config.settings import (
     Caller,
     FetchSettings,
@@ -98,13 +98,17 @@ def _http(
     sessions = r.integer(raw, path, "max_sessions", L("LIM-H6"))
     margin_ms = limits.default("LIM-H5M")
     floor_s = math.ceil((fetch.deadline_ms + margin_ms) / 1000)
+    deadline_key: Path = ("fetch", "deadline_ms")
     request_timeout = r.integer(
         raw,
         path,
         "request_timeout_s",
         L("LIM-H5"),
-        low=floor_s,
-        because=f"fetch.deadline_ms {fetch.deadline_ms} plus {margin_ms // 1000} s",
+        floor=Bound(
+            floor_s,
+            f"{named(deadline_key, fetch.deadline_ms)} plus {margin_ms // 1000} s",
+            (deadline_key,),
+        ),
     )
     callers = _callers(r, r.table(raw, path, "auth"), env, read_tokens)
 

@@ -134,46 +134,7 @@ def test_a_table_where_a_value_belongs_and_back(write_config) -> None:
     ]
 
 
-# -- dependent ranges (the Troubleshooting table) ---------------------------------------------
-
-
-def test_engine_timeout_depends_on_deadline_and_reserve(write_config) -> None:
-    assert problems(write_config, "[search]\ndeadline_ms = 500\nreserve_ms = 200\n") == [
-        "search.engine_timeout_ms: must be between 100 and 300 (search.deadline_ms 500 minus "
-        "search.reserve_ms 200)"
-    ]
-
-
-def test_max_results_depends_on_its_ceiling(write_config) -> None:
-    assert problems(write_config, "[search]\nmax_results_ceiling = 10\nmax_results = 12\n") == [
-        "search.max_results: must be between 1 and 10 (search.max_results_ceiling 10) "
-        "(line 4, column 15)"
-    ]
-
-
-def test_fetch_max_chars_depends_on_its_ceiling(write_config) -> None:
-    assert problems(write_config, "[fetch]\nmax_chars_ceiling = 2000\n") == [
-        "fetch.max_chars: must be between 500 and 2000 (fetch.max_chars_ceiling 2000)"
-    ]
-
-
-def test_first_cooldown_depends_on_max_cooldown(write_config) -> None:
-    assert problems(write_config, "[resilience]\nmax_cooldown_s = 30\n") == [
-        "resilience.first_cooldown_s: must be between 10 and 30 (resilience.max_cooldown_s 30)"
-    ]
-
-
-def test_request_timeout_depends_on_fetch_deadline(write_config) -> None:
-    assert problems(write_config, "[fetch]\ndeadline_ms = 30000\n") == [
-        "service.http.request_timeout_s: must be between 32 and 600 (fetch.deadline_ms 30000 "
-        "plus 2 s)"
-    ]
-    assert (
-        loaded(
-            write_config, "[fetch]\ndeadline_ms = 30000\n[service.http]\nrequest_timeout_s = 32\n"
-        ).service.http.request_timeout_s
-        == 32
-    )
+# Dependent ranges (a range another key narrows) are tested in test_dependent_ranges.py.
 
 
 # -- engines -----------------------------------------------------------------------------------
