@@ -1,14 +1,16 @@
 """The worst-case memory estimate of rypsok check (LIM-M rows).
 
     base + fetches × max_bytes + parses × (k × max_bytes + P)
-         + sessions × S (legacy revisions only) + cache entries × entry bytes (cache on)
+         + sessions × S (legacy revisions only)
+         + cache entries × (entry bytes + E) (cache on)
          + continuation bytes + LIM-F19 × H (continuation on)
 
 base, P, k and S are LIM-M1 to LIM-M4, measured for CPython on Linux with
-html5lib by tools/measure-memory (docs/memory.md); H is HASH_BYTES below. The pages
-kept for continuation are counted at their byte bound, which is already an upper
-bound (fetch/continuation.py). Each share is rounded up to a whole MiB, so the total
-is never below the exact figure.
+html5lib by tools/measure-memory (docs/memory.md); E and H are CACHE_ENTRY_BYTES and
+HASH_BYTES below. A cache entry is kept as the UTF-8 bytes its size is counted in
+(search/cache.py), so entry bytes + E bounds it. The pages kept for continuation are
+counted at their byte bound, which is already an upper bound (fetch/continuation.py).
+Each share is rounded up to a whole MiB, so the total is never below the exact figure.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ BUILD = "CPython on Linux"
 # One remembered content hash (a 32-byte key, its hex hash, an expiry and the map's slot):
 # 342 bytes each for 1024 of them under tracemalloc, rounded up.
 HASH_BYTES = 512
+# What one cache entry holds beside its text: its key (the caller, the engine and the
+# engine request, whose query is at most 600 characters of 4 bytes each), its place in
+# the two maps, its bytes object and the framing of 20 results: 3,150 bytes at most
+# under tracemalloc (a 600-character query with an emoji, 20 results), rounded up.
+CACHE_ENTRY_BYTES = 4 * KIB
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +91,11 @@ def estimate(
         parsing_in_flight * (c.parse_tenths * max_bytes + 10 * c.parse_fixed_mib * MIB), 10 * MIB
     )
     sessions = _ceil_div(max_sessions * c.session_kib * KIB, MIB) if legacy_revisions else 0
-    cache = _ceil_div(cache_max_entries * cache_max_entry_bytes, MIB) if cache_enabled else 0
+    cache = (
+        _ceil_div(cache_max_entries * (cache_max_entry_bytes + CACHE_ENTRY_BYTES), MIB)
+        if cache_enabled
+        else 0
+    )
     # 0 bytes: nothing is kept for continuation ([fetch] continuation_ttl_s = 0).
     continuation = (
         _ceil_div(continuation_max_bytes + limits.default("LIM-F19") * HASH_BYTES, MIB)
