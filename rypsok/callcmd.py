@@ -28,6 +28,8 @@ from rypsok.core.model import (
     StatusResponse,
     ToolError,
 )
+from rypsok.core.net.failure import FailureKind, failure_sentence
+from rypsok.core.telemetry import log
 from rypsok.servecmd import prepare
 
 EXIT_OK, EXIT_CONFIG, EXIT_TOOL_ERROR = 0, 1, 3
@@ -44,8 +46,55 @@ def run_call(
     as_json: bool,
     out: TextIO,
     err: TextIO,
+    *,
+    verbose: bool = False,
+    log_format: str | None = None,
 ) -> int:
-    """One call of `tool` (web_search, web_fetch or engine_status) with `arguments`."""
+    """One call of `tool` (web_search, web_fetch or engine_status) with `arguments`.
+
+    At a terminal the log is for a person: warnings and errors only, one line each, and
+    a failed search names each engine that failed and why. `verbose` brings back every
+    event as JSON lines; `log_format` chooses the form. Where standard error is not a
+    terminal (a script), the log is the JSON lines of `serve`, as before."""
+    person = _is_terminal(err) and not verbose
+    log.set_format(log_format or ("text" if person else "json"))
+    if person:
+        log.set_floor("warn")
+    failures: dict[str, tuple[FailureKind, str | None]] = {}
+
+    def tap(level: str, event: str, fields: dict[str, Any]) -> None:
+        if event == "engine_failed":
+            failures[str(fields.get("engine"))] = (fields["kind"], fields.get("host"))
+
+    log.set_tap(tap)
+    try:
+        code = _run_call(tool, arguments, cli_path, env, as_json, out, err)
+    finally:  # the logger is the process's: leave it as serve expects it
+        log.set_tap(None)
+        log.set_format("json")
+        log.set_floor("debug")
+    if person and code != EXIT_CONFIG:
+        for engine, (kind, host) in failures.items():
+            err.write(f"rypsok: {engine}: {failure_sentence(kind, host or 'its host')}\n")
+    return code
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or bare stream
+        return False
+
+
+def _run_call(
+    tool: str,
+    arguments: Mapping[str, Any],
+    cli_path: str | None,
+    env: Mapping[str, str],
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+) -> int:
     # Like stdio: one local caller, so the HTTP callers' tokens are not read.
     prepared = prepare(cli_path, env, "stdio")
     if prepared is None:

@@ -60,6 +60,19 @@ def _parser() -> argparse.ArgumentParser:
     for command in (search, fetch, status):
         _config_option(command)
         command.add_argument("--json", action="store_true", help="print the tool's JSON")
+        command.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="log every event as JSON lines, as serve does (at a terminal, only "
+            "warnings and errors are shown, as short lines)",
+        )
+        command.add_argument(
+            "--log-format",
+            choices=("text", "json"),
+            help="the form of log lines on standard error: text for a person, json for a "
+            "program (the default at a terminal is text, elsewhere json)",
+        )
     return parser
 
 
@@ -111,7 +124,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = {
             name: getattr(args, dest) for dest, name in options if getattr(args, dest) is not None
         }
-        return run_call(tool, arguments, args.config, os.environ, args.json, sys.stdout, sys.stderr)
+        return run_call(
+            tool,
+            arguments,
+            args.config,
+            os.environ,
+            args.json,
+            sys.stdout,
+            sys.stderr,
+            verbose=args.verbose,
+            log_format=args.log_format,
+        )
     if args.command == "probe":
         from rypsok.probecmd import run_probe
 

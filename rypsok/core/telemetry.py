@@ -14,6 +14,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 LEVELS = {"error": 40, "warn": 30, "info": 20, "debug": 10}
@@ -25,33 +26,64 @@ _sequence = itertools.count(1)
 _ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str).encode
 
 
+Tap = Callable[[str, str, dict[str, Any]], None]
+"""Sees every event (level, event, fields) whatever the level, before it is written."""
+
+
 class Logger:
-    """Writes events at or above its level; thread-safe, never raises."""
+    """Writes events at or above its level; thread-safe, never raises.
+
+    `json` lines are the contract of `serve`; `text` is one short line a person reads
+    (the one-call commands at a terminal). A floor keeps the level at or above itself
+    whatever the configuration says, and a tap lets a command see events it does not
+    print (the engines' failures behind a failed search)."""
 
     def __init__(self, level: str = "info", stream: TextIO | None = None) -> None:
+        self._floor = LEVELS["debug"]
         self._threshold = LEVELS[level]
         self._stream = stream
         self._lock = threading.Lock()
+        self._text = False
+        self._tap: Tap | None = None
 
     def set_level(self, level: str) -> None:
-        self._threshold = LEVELS[level]
+        self._threshold = max(LEVELS[level], self._floor)
+
+    def set_floor(self, level: str) -> None:
+        self._floor = LEVELS[level]
+        self._threshold = max(self._threshold, self._floor)
+
+    def set_format(self, form: str) -> None:
+        """`json` (the default) or `text`."""
+        self._text = form == "text"
+
+    def set_tap(self, tap: Tap | None) -> None:
+        self._tap = tap
 
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self._threshold
 
     def log(self, level: str, event: str, **fields: Any) -> None:
+        tap = self._tap
+        if tap is not None:  # our own code, which only records
+            tap(level, event, fields)
         if LEVELS[level] < self._threshold:
             return
-        record: dict[str, Any] = {"timestamp": _now(), "level": level, "event": event}
-        request_id, caller = _request_id.get(), _caller.get()
-        if request_id is not None:
-            record["request_id"] = request_id
-            record["caller"] = caller
-        record.update(fields)
-        try:
-            line = _ENCODE(record)
-        except (TypeError, ValueError):
-            line = json.dumps({"timestamp": record["timestamp"], "level": level, "event": event})
+        if self._text:
+            line = _text_line(level, event, fields)
+        else:
+            record: dict[str, Any] = {"timestamp": _now(), "level": level, "event": event}
+            request_id, caller = _request_id.get(), _caller.get()
+            if request_id is not None:
+                record["request_id"] = request_id
+                record["caller"] = caller
+            record.update(fields)
+            try:
+                line = _ENCODE(record)
+            except (TypeError, ValueError):
+                line = json.dumps(
+                    {"timestamp": record["timestamp"], "level": level, "event": event}
+                )
         with self._lock:
             stream = self._stream or sys.stderr
             try:
@@ -71,6 +103,16 @@ class Logger:
 
     def debug(self, event: str, **fields: Any) -> None:
         self.log("debug", event, **fields)
+
+
+def _text_line(level: str, event: str, fields: dict[str, Any]) -> str:
+    """`rypsok: warning: scraping_enabled: engine=duckduckgo`; a `message` field is the
+    sentence itself. The fields are rypsok's own words, as in the JSON form."""
+    words = {"warn": "warning"}.get(level, level)
+    message = fields.get("message")
+    rest = " ".join(f"{k}={v}" for k, v in fields.items() if k != "message")
+    tail = "; ".join(str(x) for x in (message, rest) if x)
+    return f"rypsok: {words}: {event}{f': {tail}' if tail else ''}"
 
 
 # The last whole second and its text, swapped as one tuple (threads log too).

@@ -10,9 +10,14 @@ decided before any request.
 from __future__ import annotations
 
 import json
+import os
+import pty
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.conftest import Run, clean_env, cli
+from tests.conftest import REPO, Run, clean_env, cli
 from tests.support import engine_standin, site
 from tests.support.engine_standin import WIKI, Reply, Seen, brave_results, tunnel, wiki_results
 
@@ -152,3 +157,126 @@ def test_issue_18_call_commands_exit_1_on_configuration_and_2_on_usage(tmp_path:
     for args in (("search",), ("fetch",), ("search", "x", "--max-results", "many")):
         run = cli(*args)
         assert run.code == 2 and run.out == "" and "usage:" in run.err, args
+
+
+# -------------------------------------------- issue 31, items 3 and 4: why an engine failed
+
+
+def _closed_port() -> int:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        return int(closed.getsockname()[1])
+
+
+def _failing_engines(tmp_path: Path, untrusted_port: int) -> Path:
+    """Three engines that each fail for another reason, decided on this machine."""
+    closed = _closed_port()
+    config = tmp_path / "failing.toml"
+    config.write_text(
+        'config_version = 1\n[egress]\nallow = ["127.0.0.2"]\ndeny = ["::1", "127.0.0.1"]\n'
+        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["science"]\n'
+        # Nothing listens: refused.
+        '[engines.closed]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        f'base_url = "https://127.0.0.2:{closed}/w"\n'
+        # A name whose every address a deny rule refuses.
+        '[engines.private]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        f'base_url = "https://localhost:{closed}/w"\n'
+        # A TLS server whose certificate no trusted CA signed.
+        '[engines.stranger]\ntype = "wikipedia"\ncategories = ["general"]\n'
+        f'base_url = "https://127.0.0.2:{untrusted_port}/w"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+EXPECTED_KINDS = {"closed": "connect", "private": "egress", "stranger": "tls"}
+
+
+def test_issue_31_engine_failed_names_the_client_failure_kind(tmp_path: Path) -> None:
+    with site.site({"/w/api.php": site.Page(body=b"{}")}, host="127.0.0.2") as untrusted:
+        run = cli("search", "moths", "--config", str(_failing_engines(tmp_path, untrusted.port)))
+    assert run.code == 3, run.err
+    events = [json.loads(line) for line in run.err.splitlines() if line.startswith("{")]
+    failed = {e["engine"]: e for e in events if e["event"] == "engine_failed"}
+    assert {e: failed[e]["kind"] for e in failed} == EXPECTED_KINDS
+    assert {e["class"] for e in failed.values()} == {"request_failure"}
+    assert failed["private"]["host"] == "localhost"
+    assert untrusted.requests == []  # no request went over the unverified connection
+
+
+def _at_terminal(*args: str) -> Run:
+    """python -m rypsok with standard error on a pseudo-terminal, as a person runs it."""
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rypsok", *args],
+            input=b"",
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            env=clean_env(),
+            cwd=REPO,
+            timeout=60,
+            check=False,
+        )
+        os.close(terminal)
+        terminal = -1
+        err = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal's other side is closed: all is read
+                break
+            if not chunk:
+                break
+            err += chunk
+    finally:
+        os.close(controller)
+        if terminal >= 0:
+            os.close(terminal)
+    return Run(proc.returncode, proc.stdout.decode(), err.decode().replace("\r\n", "\n"))
+
+
+def test_issue_31_a_failed_search_at_a_terminal_names_each_engine_and_why(
+    tmp_path: Path,
+) -> None:
+    with site.site({}, host="127.0.0.2") as untrusted:
+        config = str(_failing_engines(tmp_path, untrusted.port))
+        person = _at_terminal("search", "moths", "--config", config)
+        verbose = _at_terminal("search", "moths", "--config", config, "-v")
+        machine = _at_terminal("search", "moths", "--config", config, "--log-format", "json")
+    assert person.code == verbose.code == machine.code == 3
+    lines = person.err.splitlines()
+    assert lines[0] == (
+        "rypsok: web_search: unavailable (all_failed): every engine asked failed; retry later"
+    )
+    assert sorted(lines[1:]) == [
+        "rypsok: closed: the connection to 127.0.0.2 was refused or failed",
+        "rypsok: private: the egress policy refused every address of localhost",
+        "rypsok: stranger: the TLS handshake with 127.0.0.2 failed",
+    ]
+    # -v: every event as the JSON lines of serve, info included.
+    events = [json.loads(x) for x in verbose.err.splitlines() if x.startswith("{")]
+    assert {"engine_failed", "call"} <= {e["event"] for e in events}
+    # --log-format json: machine-readable, still only warnings and errors (none here).
+    assert not any(x.startswith("{") for x in machine.err.splitlines())
+    assert "engine_failed" not in machine.err
+
+
+def test_issue_31_at_a_terminal_warnings_are_one_readable_line(tmp_path: Path) -> None:
+    config = tmp_path / "scraping.toml"
+    config.write_text(
+        'config_version = 1\n[scraping]\nenabled = true\n[engines.ddg]\ntype = "duckduckgo"\n'
+        'categories = ["general"]\n',
+        encoding="utf-8",
+    )
+    run = _at_terminal("status", "--config", str(config))
+    assert run.code == 0
+    assert "rypsok: warning: scraping_enabled: engine=ddg\n" in run.err
+    assert "{" not in run.err  # no JSON, no info events such as engine_inactive
+
+
+def test_issue_31_not_a_terminal_keeps_the_json_lines_for_scripts(tmp_path: Path) -> None:
+    run = cli("status")
+    assert run.code == 0
+    events = [json.loads(line) for line in run.err.splitlines()]
+    assert {e["event"] for e in events} >= {"engine_inactive", "call"}

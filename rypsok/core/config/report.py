@@ -12,6 +12,7 @@ import sys
 from rypsok.core import limits
 from rypsok.core.config.memory import MemoryEstimate, estimate
 from rypsok.core.config.settings import Config, EngineSettings, StoreSettings
+from rypsok.core.net.failure import FAILURE_KINDS, failure_sentence
 from rypsok.core.net.hostname import is_loopback_url
 
 PREFIX = "rypsok: "
@@ -69,6 +70,16 @@ def engine_line(engine: EngineSettings) -> str:
     return " ".join(parts) + " " + engine_state(engine)
 
 
+def failure_kind_lines(config: Config) -> list[str]:
+    """What each kind of a failed engine request means (`engine_failed` logs it, the
+    one-call commands print it) and where to look; `proxy` only when one is set."""
+    return [
+        f"engine failure kind={kind}: {failure_sentence(kind, 'the engine host')}; look at {where}"
+        for kind, (_, where) in FAILURE_KINDS.items()
+        if kind != "proxy" or config.egress.proxy is not None
+    ]
+
+
 def _plain_http_off_loopback(engine: EngineSettings) -> bool:
     from rypsok.core.net.hostname import is_loopback_url
 
@@ -122,6 +133,7 @@ def lines(config: Config) -> list[str]:
         "engine_status reads memory only",
     ]
     out += [engine_line(engine) for engine in config.engines]
+    out += failure_kind_lines(config)
     served = config.categories_served()
     out.append(
         "categories served: "
@@ -271,11 +283,13 @@ def warnings(config: Config) -> list[str]:
     out += _store_warnings(config.store)
     memory = memory_of(config)
     if memory.over_unit:
+        # The cache's keys are named only when the cache counts (on, in this process).
+        cache = "cache.max_entries, cache.max_entry_bytes, " if memory.cache else ""
         out.append(
             f"memory: the worst case, about {memory.total} MiB, is above the "
             f"{limits.default('LIM-M5')} MiB MemoryMax of the documented unit; lower "
             "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight, "
-            "fetch.continuation_max_bytes or service.http.max_sessions"
+            f"{cache}fetch.continuation_max_bytes or service.http.max_sessions"
         )
     for index, caller in enumerate(h.callers):
         if caller.world_readable:

@@ -25,6 +25,7 @@ from rypsok.core.config.settings import SafeSearch
 from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
 from rypsok.core.engines.admission import Admission as Admission
 from rypsok.core.model import ENGINE_ERROR_CLASSES, QuerySkipReason
+from rypsok.core.net.failure import FailureKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,11 @@ class EngineFailure(Exception):
     """A failed engine request, classified; carries no provider text."""
 
     def __init__(
-        self, error_class: str, retry_after_s: float | None = None, hint: str | None = None
+        self,
+        error_class: str,
+        retry_after_s: float | None = None,
+        hint: str | None = None,
+        kind: FailureKind | None = None,
     ) -> None:
         super().__init__(error_class)
         self.error_class = error_class
@@ -88,6 +93,9 @@ class EngineFailure(Exception):
         # The driver's own sentence for the operator's log (what to change), never
         # provider text.
         self.hint = hint
+        # The operator's failure kind (net.failure): a body we cannot read is `content`,
+        # anything else a driver classifies was settled by the status, unless it says.
+        self.kind: FailureKind = kind or ("content" if error_class == "parse_failure" else "status")
 
 
 # -- The driver contract ---------------------------------------------------------------------

@@ -124,7 +124,7 @@ class SearxngDriver:
         _check_status(status, header)
         if not _is_json(header("content-type")):
             # A proxy's login page or an error page in front of the instance.
-            raise EngineFailure("request_failure")
+            raise EngineFailure("request_failure", kind="content")
         answer = base.load_json(body)
         if not isinstance(answer, dict):
             raise EngineFailure("parse_failure")

@@ -40,6 +40,7 @@ from anyio.streams.tls import TLSStream
 from rypsok import PROJECT_URL, __version__
 from rypsok.core.limits import get as _limit
 from rypsok.core.net.egress import EngineProfile
+from rypsok.core.net.failure import FailureKind
 from rypsok.core.net.hostname import HostNameError, literal_address, to_ascii
 from rypsok.core.net.proxy import Proxy
 
@@ -74,12 +75,29 @@ _TOKEN_CHARS: Final = frozenset(
 )
 
 
-class ClientError(Exception):
-    """A request that did not produce a response; `kind` says why, the text is ours."""
+# The operator's finer word for each kind, where the failing step does not say more.
+_CAUSE: Final[dict[ErrorKind, FailureKind]] = {
+    "timeout": "timeout",
+    "connect": "connect",
+    "tls": "tls",
+    "too_large": "bound",
+    "protocol": "protocol",
+    "resolve": "dns",
+    "egress": "egress",
+}
 
-    def __init__(self, kind: ErrorKind, message: str) -> None:
+
+class ClientError(Exception):
+    """A request that did not produce a response; `kind` says why, the text is ours.
+
+    `kind` is what the pipelines classify by; `cause` is the finer failure kind of
+    `net.failure` for the operator (a refused address and a name that does not resolve
+    share the kind `resolve` for a fetch, never the cause)."""
+
+    def __init__(self, kind: ErrorKind, message: str, cause: FailureKind | None = None) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
+        self.cause: FailureKind = cause or _CAUSE[kind]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +153,8 @@ class _Target:
         return self.authority
 
 
-def _fail(kind: ErrorKind, message: str) -> NoReturn:
-    error = ClientError(kind, message)
+def _fail(kind: ErrorKind, message: str, cause: FailureKind | None = None) -> NoReturn:
+    error = ClientError(kind, message, cause)
     # Raised mostly inside an `except`: hide the low-level exception (which may
     # name an address or carry a peer's text) from tracebacks and logs.
     error.__suppress_context__ = True
@@ -321,7 +339,7 @@ async def _receive(stream: ByteStream, size: int) -> bytes:
     except ssl.SSLError:
         _fail("tls", "the TLS connection failed")
     except (anyio.BrokenResourceError, OSError):
-        _fail("connect", "the connection was lost")
+        _fail("connect", "the connection was lost", "reset")
 
 
 async def _send(stream: ByteStream, data: bytes) -> None:
@@ -330,7 +348,7 @@ async def _send(stream: ByteStream, data: bytes) -> None:
     except ssl.SSLError:
         _fail("tls", "the TLS connection failed")
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-        _fail("connect", "the connection was lost")
+        _fail("connect", "the connection was lost", "reset")
 
 
 class _Reader:
@@ -346,28 +364,33 @@ class _Reader:
         self._conn = conn
         self._stream = stream
         self._head_left: int | None = HEAD_MAX_BYTES  # None once the head is parsed
+        self._ended = False  # the peer closed its side
 
     async def next_event(self) -> h11.Event | type[h11.PAUSED]:
         while True:
             try:
                 event = self._conn.next_event()
             except h11.RemoteProtocolError:
-                _fail("protocol", "the response is not valid HTTP/1.1")
+                # Cut short by the peer's close (a reset, for the operator) or malformed.
+                cause: FailureKind = "reset" if self._ended else "protocol"
+                _fail("protocol", "the response is not valid HTTP/1.1", cause)
             if event is h11.PAUSED:
                 return h11.PAUSED
             if isinstance(event, h11.ConnectionClosed):
-                _fail("protocol", "the server closed the connection before answering")
+                _fail("protocol", "the server closed the connection before answering", "reset")
             if isinstance(event, h11.Event):
                 return event
             self._conn.receive_data(await self._read())  # NEED_DATA
 
     async def _read(self) -> bytes:
         if self._head_left is None:
-            return await _receive(self._stream, _READ_CHUNK)
-        if self._head_left <= 0:
-            _fail("protocol", "the response head is larger than allowed")
-        data = await _receive(self._stream, min(_READ_CHUNK, self._head_left))
-        self._head_left -= len(data)
+            data = await _receive(self._stream, _READ_CHUNK)
+        else:
+            if self._head_left <= 0:
+                _fail("protocol", "the response head is larger than allowed", "bound")
+            data = await _receive(self._stream, min(_READ_CHUNK, self._head_left))
+            self._head_left -= len(data)
+        self._ended = not data
         return data
 
     async def head(self) -> h11.Response:
@@ -418,12 +441,12 @@ async def _open_tunnel(stream: ByteStream, target: _Target, agent: str) -> None:
     reader = _Reader(conn, stream)
     head = await reader.head()
     if not 200 <= head.status_code < 300:
-        _fail("connect", "the proxy refused the tunnel")
+        _fail("connect", "the proxy refused the tunnel", "proxy")
     # Nothing may arrive before our TLS ClientHello (or our request).
     event = await reader.next_event()
     leftover, _closed = conn.trailing_data
     if event is not h11.PAUSED or leftover:
-        _fail("protocol", "the proxy answered the tunnel request unexpectedly")
+        _fail("protocol", "the proxy answered the tunnel request unexpectedly", "proxy")
 
 
 async def _start_tls(stream: ByteStream, target: _Target, context: ssl.SSLContext) -> ByteStream:
@@ -572,9 +595,15 @@ class OutboundClient:
             if self._proxy is None
             else (self._proxy.host, literal_address(self._proxy.host), self._proxy.port)
         )
-        addresses = await self._addresses(hop_host, hop_literal, hop_port, judge, refusal)
+        try:
+            addresses = await self._addresses(hop_host, hop_literal, hop_port, judge, refusal)
+        except ClientError as error:
+            raise self._at_hop(error) from None
         with anyio.move_on_after(connect_timeout_s) as connecting:
-            stream = await _connect_in_order(addresses, hop_port, connecting.deadline)
+            try:
+                stream = await _connect_in_order(addresses, hop_port, connecting.deadline)
+            except ClientError as error:
+                raise self._at_hop(error) from None
             try:
                 if self._proxy is not None:
                     await _open_tunnel(stream, target, self._agent)
@@ -585,6 +614,13 @@ class OutboundClient:
                 raise
             return stream
         _fail("timeout", "the connection was not established in time")
+
+    def _at_hop(self, error: ClientError) -> ClientError:
+        """Through a proxy, a name that does not resolve or a refused connection is the
+        proxy's: the target was never reached (the operator looks at [egress] proxy)."""
+        if self._proxy is not None and error.cause in ("dns", "connect"):
+            error.cause = "proxy"
+        return error
 
     async def _addresses(
         self,
@@ -605,7 +641,7 @@ class OutboundClient:
                 _fail("resolve", "the host name could not be resolved")
         allowed = [a for a in found if judge is None or judge(a)]
         if not allowed:
-            _fail(refusal, "the host has no address that may be connected to")
+            _fail(refusal, "the host has no address that may be connected to", "egress")
         return allowed
 
     async def _exchange(

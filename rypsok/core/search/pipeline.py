@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -52,6 +53,7 @@ from rypsok.core.model import (
 )
 from rypsok.core.net.client import ClientError, OutboundClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
+from rypsok.core.net.failure import FailureKind
 from rypsok.core.net.hostname import is_loopback_url
 from rypsok.core.permits import run_under_permit
 from rypsok.core.search.cache import CacheKey, eligible
@@ -155,7 +157,7 @@ class SearchService:
         for engine_id in cut:  # cut by the search deadline
             outcomes[engine_id] = _Failed("timeout")
             counters.add("engine_errors", engine_id, "timeout")
-            log.info("engine_failed", engine=engine_id, **{"class": "timeout"})
+            log.info("engine_failed", engine=engine_id, kind="timeout", **{"class": "timeout"})
         # Told together: past the deadline, the store's waits must not add up per engine.
         await self._all([partial(self.store.circuit_failure, e, "timeout") for e in cut])
 
@@ -320,6 +322,7 @@ class SearchService:
         engine = item.engine
         health = self.health.get(engine.id)
         s = self.config.search
+        host: str | None = None  # the request's host, once built: for the operator's log
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
@@ -328,9 +331,10 @@ class SearchService:
                 # are queueing, not the engine's answer time.
                 started = anyio.current_time()
                 request = item.driver.request(query)
+                host = urlsplit(request.url).hostname
                 budget = min(s.engine_timeout_ms / 1000, deadline - anyio.current_time())
                 if budget <= 0:
-                    raise EngineFailure("timeout")
+                    raise EngineFailure("timeout", kind="timeout")
                 response = await self.client.get(
                     request.url,
                     headers=request.headers,
@@ -375,17 +379,22 @@ class SearchService:
             raise
         except EngineFailure as failure:
             await self._failed(
-                engine, failure.error_class, failure.retry_after_s, outcomes, failure.hint
+                engine,
+                failure.error_class,
+                failure.kind,
+                failure.retry_after_s,
+                outcomes,
+                failure.hint,
+                host,
             )
             return
         except ClientError as error:
-            await self._failed(
-                engine, _CLIENT_CLASS.get(error.kind, "request_failure"), None, outcomes
-            )
+            error_class = _CLIENT_CLASS.get(error.kind, "request_failure")
+            await self._failed(engine, error_class, error.cause, None, outcomes, host=host)
             return
         except Exception as exc:  # a defect in a driver costs that engine only (REQ-AGG-007)
             log.error("driver_error", engine=engine.id, error_type=type(exc).__name__)
-            await self._failed(engine, "parse_failure", None, outcomes)
+            await self._failed(engine, "parse_failure", "content", None, outcomes, host=host)
             return
         # The answer is the engine's before the store hears of it: a slow store cannot
         # cost an answer that has arrived.
@@ -413,9 +422,11 @@ class SearchService:
         self,
         engine: EngineSettings,
         error_class: str,
+        kind: FailureKind,
         retry_after_s: float | None,
         outcomes: dict[str, list[RawResult] | _Failed],
         hint: str | None = None,
+        host: str | None = None,
     ) -> None:
         outcomes[engine.id] = _Failed(error_class)
         await self.store.circuit_failure(engine.id, error_class, retry_after_s)
@@ -423,10 +434,14 @@ class SearchService:
             cap = self.config.resilience.max_cooldown_s
             await self.store.hold(engine.id, min(retry_after_s, cap))
         counters.add("engine_errors", engine.id, error_class)
-        if hint is None:
-            log.info("engine_failed", engine=engine.id, **{"class": error_class})
-        else:
-            log.info("engine_failed", engine=engine.id, hint=hint, **{"class": error_class})
+        # `kind`: the operator's finer word (net.failure), `class` the caller's; `host`:
+        # the engine's own host (configuration, never a caller's), when one was asked.
+        fields: dict[str, str] = {"engine": engine.id, "kind": kind, "class": error_class}
+        if host is not None:
+            fields["host"] = host
+        if hint is not None:
+            fields["hint"] = hint
+        log.info("engine_failed", **fields)
 
     def _results(
         self,

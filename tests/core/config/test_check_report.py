@@ -22,7 +22,7 @@ DEFAULT_LINES = [
     "rypsok: egress: allow_rules=0 deny_rules=0 allow_http=false strict_mode=false proxy=none",
     "rypsok: privacy: secret_detection=refuse",
     "rypsok: logging: level=info log_queries=false",
-    "rypsok: cache: enabled=false max_entries=1000 ttl_s=300 max_entry_bytes=32768",
+    "rypsok: cache: enabled=false max_entries=256 ttl_s=300 max_entry_bytes=16384",
     "rypsok: store: backend=memory (this process only)",
     "rypsok: scraping: enabled=false",
     "rypsok: resilience: failures_to_open=3 first_cooldown_s=60 max_cooldown_s=900",

@@ -815,3 +815,73 @@ def test_req_test_015_client_has_no_environment_aware_http_stack() -> None:
         assert banned not in imported
     names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     assert not names & {"environ", "getenv", "getproxies"}
+
+
+# ------------------------------------------------------- failure kinds (issue 31, item 3)
+
+
+def _closed_port() -> int:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    return port
+
+
+async def _no_name(host: str, port: int) -> list[IPAddress]:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+async def _cause_of(pki: Pki, how: str) -> str:
+    """The failure kind one client failure carries, by what the test server does."""
+    if how == "dns":
+        return await _caught(fetch(client(pki, resolver=_no_name), "https://unknown.example/"))
+    if how == "connect":
+        return await _caught(fetch(client(pki), f"https://localhost:{_closed_port()}/"))
+    if how == "egress":  # every address refused by the policy's judge
+        return await _caught(fetch(client(pki), "https://localhost/", judge=lambda a: False))
+    if how in ("proxy-refuses", "proxy-unreachable"):
+        async with serve(answer(), pki.server) as origin, connect_proxy(refuse=True) as p:
+            port = p.port if how == "proxy-refuses" else _closed_port()
+            engine = client(pki, proxy=Proxy("127.0.0.1", port))
+            return await _caught(fetch(engine, f"https://localhost:{origin.port}/"))
+    handlers = {
+        "tls": (answer(), pki.stranger),
+        "reset": (raw_answer(b""), None),
+        "bound": (answer(body=b"x" * 2048), None),
+        "protocol": (raw_answer(b"PROVIDER nonsense\r\n\r\n"), None),
+        "timeout": (lambda stream, head: anyio.sleep_forever(), None),
+    }
+    handler, client_tls = handlers[how]
+    async with serve(handler, pki.server) as server:
+        url = f"https://localhost:{server.port}/"
+        engine = client(pki, tls=client_tls)
+        return await _caught(fetch(engine, url, max_bytes=1024, total_timeout_s=0.5))
+
+
+async def _caught(attempt: Awaitable[Response]) -> str:
+    with pytest.raises(ClientError) as caught:
+        await attempt
+    assert_quiet(caught.value, "PROVIDER")
+    return caught.value.cause
+
+
+@pytest.mark.parametrize(
+    ("how", "cause"),
+    [
+        ("dns", "dns"),
+        ("connect", "connect"),
+        ("egress", "egress"),
+        ("tls", "tls"),
+        ("proxy-refuses", "proxy"),
+        ("proxy-unreachable", "proxy"),
+        ("reset", "reset"),
+        ("bound", "bound"),
+        ("protocol", "protocol"),
+        ("timeout", "timeout"),
+    ],
+)
+async def test_issue_31_each_client_failure_carries_its_operator_kind(
+    pki: Pki, how: str, cause: str
+) -> None:
+    assert await _cause_of(pki, how) == cause
