@@ -1,6 +1,7 @@
 """What both transports do to the process around serving: keep stdout clean, hear the stop
-signals, and write the counters every minute (REQ-MCP-002, REQ-OBS-*). stdio.py and
-http/listener.py (with http/__init__.py) use these; each keeps its own shutdown policy.
+signals, write the counters every minute (REQ-MCP-002, REQ-OBS-*), and leave at once when
+serving is over. stdio.py and http/listener.py (with http/__init__.py) use these; each keeps
+its own shutdown policy.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from typing import NoReturn
 
 import anyio
 
@@ -74,3 +76,18 @@ async def counters_every_minute() -> None:
     while True:
         await anyio.sleep(COUNTERS_EVERY_S)
         counters.emit(log)
+
+
+def leave(code: int) -> NoReturn:
+    """End the process now, skipping the event loop's and the interpreter's teardown.
+
+    Call it once serving is over: every protocol line and log line is written by then, and
+    what the teardown would still do only holds the exit past shutdown_ms (LIM-O1). It
+    frees every object of the SDK and its dependencies (about 0.3 s of CPU, 2 to 3 s on a
+    loaded two-core machine), and it joins the loop's worker threads, where a name lookup
+    that gets no answer runs until the resolver gives up. Nothing is registered to run at
+    exit that matters here (logging's and multiprocessing's hooks have nothing to do)."""
+    # The protocol's own writer flushes every message; stdout is stderr while serving.
+    with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to keep
+        sys.stderr.flush()
+    os._exit(code)

@@ -4,6 +4,8 @@ Our own line reader and writer around the SDK's server loop, because:
 - at end of input (or SIGTERM) the calls in flight may still answer, until
   [service] shutdown_ms; then they are aborted and the process exits within
   it (the SDK alone cancels them at once, losing answers of a piped file);
+- the process leaves as soon as serving ends, without the interpreter's teardown, which
+  on a loaded machine took seconds beyond shutdown_ms (process.leave);
 - a line above LIM-O3 (16 MiB) is dropped without an answer and reading goes on;
 - fd 1 is pointed at stderr while serving, so a stray write cannot corrupt
   the protocol; the protocol writes through a private duplicate.
@@ -16,7 +18,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import anyio
 import anyio.from_thread
@@ -31,6 +33,7 @@ from rypsok.core.telemetry import counters, log
 from rypsok.protocol.process import (
     binary_mode,
     counters_every_minute,
+    leave,
     stdout_to_stderr,
     stop_signal,
 )
@@ -236,6 +239,12 @@ def _write(sink: IO[bytes], data: bytes) -> None:
     sink.flush()
 
 
-def run(core: Rypsok) -> int:
-    anyio.run(serve_stdio, core)
-    return 0
+def run(core: Rypsok) -> NoReturn:
+    """Serve until end of input or a stop signal, then end the process with 0."""
+
+    async def serve_then_leave() -> NoReturn:
+        await serve_stdio(core)
+        # From inside the loop: on the way out it would join its worker threads first.
+        leave(0)
+
+    anyio.run(serve_then_leave)
