@@ -91,6 +91,7 @@ DUCKDUCKGO: Final = Admission(
     max_query_chars=500,
     max_query_words=None,
     time_ranges=True,
+    takes_count=False,  # the endpoint has no count: a page holds what it holds
     response_bytes=limits.default("LIM-E2"),
     html_answer=True,
 )

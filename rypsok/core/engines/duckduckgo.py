@@ -98,7 +98,7 @@ class DuckDuckGoDriver:
             params["kp"] = safe
         if query.time_range is not None:
             params["df"] = _PERIOD[query.time_range]
-        # No count: the endpoint has none; the pipeline cuts to max_results.
+        # No count: the endpoint has none; the pipeline keeps the first results_per_engine.
         return OutboundRequest(
             url=f"{ENDPOINT}?{base.query_string(params)}",
             headers=(("Accept", "text/html"),),
@@ -113,7 +113,7 @@ class DuckDuckGoDriver:
         _check_status(status, header)
         page = _read(body, _declared_charset(header("content-type")), cancel)
         if page.challenge:
-            raise EngineFailure("blocked")  # the provider's decision, reported as it is
+            raise EngineFailure("blocked", kind="content")  # the provider's decision, as it is
         if status // 100 != 2:  # another status (404, 500, ...) with no challenge in its page
             raise EngineFailure("request_failure")
         if page.partial:

@@ -281,6 +281,7 @@ WORD_BREAKS = [
     "dd",
     "details",
     "dialog",
+    "dir",
     "div",
     "dl",
     "dt",
@@ -296,13 +297,18 @@ WORD_BREAKS = [
     "h5",
     "h6",
     "header",
+    "hgroup",
     "hr",
+    "legend",
     "li",
+    "listing",
     "main",
+    "menu",
     "nav",
     "ol",
     "option",
     "p",
+    "plaintext",
     "pre",
     "section",
     "summary",
@@ -314,24 +320,10 @@ WORD_BREAKS = [
     "thead",
     "tr",
     "ul",
-]
-JOINING = [
-    "a",
-    "b",
-    "span",
-    "em",
-    "code",
-    "font",
-    "menu",
-    "dir",
-    "hgroup",
-    "legend",
-    "listing",
     "xmp",
-    "plaintext",
-    "html",
-    "body",
 ]
+# Inline tags join; so do <html> and <body>, which a browser ignores inside a body.
+JOINING = ["a", "b", "span", "em", "code", "font", "html", "body"]
 
 
 @pytest.mark.parametrize("tag", WORD_BREAKS + JOINING)
@@ -339,6 +331,14 @@ def test_req_ctx_004_the_tags_that_keep_a_snippets_words_apart(tag: str) -> None
     expected = "a b" if tag in WORD_BREAKS else "ab"
     assert html(f"a<{tag}>b").text == expected
     assert html(f"a</{tag.upper()}>b").text == expected
+
+
+@pytest.mark.parametrize("tag", ["menu", "dir", "legend", "listing", "hgroup", "xmp", "plaintext"])
+def test_issue_31_snippet_words_around_every_block_keep_their_space(tag: str) -> None:
+    # Blocks the scanner once joined: a browser starts a new line at each, as the
+    # page extractor does. Both paths of the scanner (one pass, and tag by tag).
+    assert html(f"one<{tag}>two</{tag}>three").text == "one two three"
+    assert html(f"one<{tag} title='a>b'>two</{tag}>three<!-- x -->").text == "one two three"
 
 
 def test_req_ctx_004_decoded_invisible_characters_are_counted() -> None:

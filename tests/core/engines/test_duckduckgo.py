@@ -789,6 +789,24 @@ def test_req_test_018_web_search_end_to_end_through_the_facade(tmp_path: Path) -
     assert seen.params["q"] == ["rust programming language"]
 
 
+def test_req_eng_011_duckduckgo_results_are_cut_to_results_per_engine(tmp_path: Path) -> None:
+    """The endpoint has no count: a page of twelve results keeps its first
+    results_per_engine, set here to its minimum (LIM-S3), as every engine does."""
+    blocks = "".join(
+        f'<div class="result"><a class="result__a" href="https://r{i}.example/">Result {i}</a>'
+        f'<a class="result__snippet" href="https://r{i}.example/">Snippet {i}</a></div>'
+        for i in range(12)
+    )
+    least = limits.get("LIM-S3").low
+    assert least is not None
+    with provider() as standin:
+        standin.ddg = Reply(200, minimal(blocks))
+        core = core_for(tmp_path, standin, f"[search]\nresults_per_engine = {least}\n")
+        answer = search(core, query="many results", max_results=20)
+    assert answer["outcome"] == "ok", answer
+    assert [r["url"] for r in answer["results"]] == [f"https://r{i}.example/" for i in range(least)]
+
+
 def test_req_eng_012_decoded_text_is_shown_as_text_not_decoded_again(tmp_path: Path) -> None:
     """The page's `&amp;` and `&lt;` are decoded once by the parser (markup=False); the
     pipeline must not strip `<not a tag>` as if it were markup."""

@@ -428,6 +428,60 @@ def test_issue_20_table_cells_are_inline_and_their_pipes_stay_escaped() -> None:
     assert out == "| n | note |\n| --- | --- |\n| 1. one | - |\n| a\\|b | [x\\](y) |"
 
 
+def test_issue_31_a_table_cell_wrapped_in_p_gets_no_line_start_escapes() -> None:
+    # A cell's text is inline, its own or a <p>'s (or a <div>'s) inside it.
+    out = md(
+        "<table><tr><th><p>n</p></th><th><p>note</p></th></tr>"
+        "<tr><td><p>1. one</p></td><td><p>- x</p></td></tr>"
+        "<tr><td><p># y</p></td><td><div><p>&gt; q</p></div></td></tr>"
+        "<tr><td><p>[a]: b</p></td><td><p>***</p></td></tr>"
+        "<tr><td><p>|---|</p></td><td><p>===</p></td></tr></table>"
+    )
+    assert out == (
+        "| n | note |\n| --- | --- |\n| 1. one | - x |\n| # y | > q |\n"
+        "| [a]: b | *** |\n| \\|---\\| | === |"
+    )
+
+
+def test_issue_31_inline_syntax_in_a_cell_wrapped_in_p_stays_escaped() -> None:
+    out = md(
+        "<table><tr><th>a</th><th>b</th></tr>"
+        "<tr><td><p>*x* a|b</p></td><td><p>[x](y) &lt;div&gt; `c`</p></td></tr></table>"
+    )
+    assert out.split("\n")[2] == "| \\*x\\* a\\|b | [x\\](y) \\<div> \\`c\\` |"
+
+
+def test_issue_31_a_heading_wrapped_around_p_gets_no_line_start_escapes() -> None:
+    assert md("<h2><p>1. Intro</p></h2><p>Text.</p>") == "## 1. Intro\n\nText."
+    assert md("<h3><div>- dash</div></h3><p>Text.</p>") == "### - dash\n\nText."
+
+
+def test_issue_31_where_a_cells_text_starts_a_line_it_keeps_its_escapes() -> None:
+    # A row with spans is one line "a | b": only its first cell starts it.
+    assert (
+        md(
+            "<table><tr><td colspan='2'><p>1. one</p></td></tr>"
+            "<tr><td><p>2. two</p></td><td><p>3. three</p></td></tr></table>"
+        )
+        == "1\\. one\n\n2\\. two | 3. three"
+    )
+    # A layout grid: each cell's paragraphs are blocks of the page.
+    assert md("<table><tr><td><p>1. one</p><p>- two</p></td><td>x</td></tr></table>") == (
+        "1\\. one\n\n\\- two\n\nx"
+    )
+    # In a list item or a quote, a cell's paragraph is still a line's start.
+    assert md("<ul><li><p>1. one</p></li></ul><blockquote><p># q</p></blockquote>") == (
+        "- 1\\. one\n\n> \\# q"
+    )
+
+
+def test_issue_31_the_line_start_mark_in_the_page_text_does_not_leak() -> None:
+    # The writer marks a line-start escape with U+FDD4; the page's own is taken out,
+    # in text, in code and in a code block.
+    assert p("\ufdd41. x\ufdd4") == "1\\. x"
+    assert md("<p><code>a\ufdd4b</code></p><pre>c\ufdd4d</pre>") == "`ab`\n\n```\ncd\n```"
+
+
 def test_issue_20_the_writers_marks_in_the_page_text_do_not_leak() -> None:
     # The writer marks its own syntax with noncharacters; the page's are taken out.
     text = "a\ufdd0*b\ufdd1[c\ufdd2d\ufdd3e"
@@ -465,3 +519,22 @@ def test_issue_20_any_link_text_reads_back_as_itself(text: str) -> None:
     roles = _roles(inner)
     assert all(roles[k] != "raw" for k, c in enumerate(inner) if c in "[]")
     assert _inline("[" + inner + "]") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_ANY, max_size=24).filter(lambda s: s.strip()))
+@example("1. x")
+@example("[a]: b")
+@example("- - -")
+def test_issue_31_any_text_in_a_cell_reads_back_as_itself(text: str) -> None:
+    out = md(
+        "<table><tr><th>h</th><th>i</th></tr>"
+        f"<tr><td>x</td><td><p>{html.escape(text, quote=False)}</p></td></tr></table>"
+    )
+    row = out.split("\n")[2]
+    assert row.startswith("| x | ") and row.endswith(" |")
+    cell = row[len("| x | ") : -len(" |")]
+    assert read_back(cell) == " ".join(text.split())
+    assert _inline(cell) == []
+    roles = _roles(cell)
+    assert all(roles[k] != "raw" for k, c in enumerate(cell) if c == "|")  # no new cell

@@ -38,8 +38,12 @@ _SYNTAX = "\ufdd0"  # the next character is the writer's syntax: written as it i
 _LITERAL = "\ufdd1"  # the next character is the page's, escaped wherever it stands
 _VERBATIM = "\ufdd2"  # from here to _END, written as it is: a code span, a link's "](url)"
 _END = "\ufdd3"
+# A backslash that only the start of a line needs ("1\. x", "\# x"): written as one
+# where the block's lines start lines, dropped where its text is inline (a heading's,
+# a table cell's), so one rendering serves both.
+_LINE_ESCAPE = "\ufdd4"
 _BR = "\x00"
-_NOT_TEXT = re.compile("[\x00\ufdd0-\ufdd3]")
+_NOT_TEXT = re.compile("[\x00\ufdd0-\ufdd4]")
 
 # Markdown's mark for each emphasis element.
 _EMPHASIS = {**dict.fromkeys(EMPHASIS, _SYNTAX + "*"), **dict.fromkeys(STRONG, 2 * (_SYNTAX + "*"))}
@@ -61,14 +65,12 @@ class _Li:
 
 
 class _Cell:
-    __slots__ = ("blocks", "header", "items", "span")
+    __slots__ = ("blocks", "header", "span")
 
-    def __init__(self, blocks: list[str], header: bool, span: bool, items: list[_Item]) -> None:
+    def __init__(self, blocks: list[str], header: bool, span: bool) -> None:
         self.blocks = blocks
         self.header = header
         self.span = span
-        # Rendered again as inline text when the table is written as a table.
-        self.items = items
 
 
 class _Row:
@@ -201,40 +203,42 @@ def _block_start(line: str) -> str:
         return line
     ordered = _ORDERED.match(line)
     if ordered:
-        return f"{ordered.group(1)}\\{line[ordered.end(1) :]}"
+        return f"{ordered.group(1)}{_LINE_ESCAPE}{line[ordered.end(1) :]}"
     if _THEMATIC.match(line):
         mark = line[0]
         # Every * or _: one left bare would still be a delimiter run.
-        return "\\" + line if mark == "-" else line.replace(mark, "\\" + mark)
+        return _LINE_ESCAPE + line if mark == "-" else line.replace(mark, _LINE_ESCAPE + mark)
     if _BLOCK_MARKER.match(line):
-        return "\\" + line
+        return _LINE_ESCAPE + line
     if "|" in line and _DELIMITER_ROW.match(line):
         dash = line.index("-")
-        return f"{line[:dash]}\\{line[dash:]}"
+        return f"{line[:dash]}{_LINE_ESCAPE}{line[dash:]}"
     return line
 
 
-def _escape_inline(para: str, line_starts: bool = True) -> str:
+def _escape_inline(para: str) -> str:
     """A paragraph put together (the writer's syntax marked) as Markdown: a backslash
     before each character of the page's text that a reader would take for syntax.
-    ``line_starts`` False: the text is inline wherever it goes (a heading's, a table
-    cell's), so what would open a block at the start of a line is left alone."""
+    What would open a block at the start of a line gets a _LINE_ESCAPE instead."""
     if not para:
         return para
     # A paragraph that starts "[label]:" (the label may run over lines) would be a
     # link reference definition, which also makes every "[label]" in the page a link.
-    definition = line_starts and para[0] == "[" and "]:" in para
+    definition = para[0] == "[" and "]:" in para
     para = _TOKEN.sub(_escape_token, para)
     if definition:
-        para = "\\" + para
-    if not line_starts:
-        return para
+        para = _LINE_ESCAPE + para
     if "\n" not in para:
         return _block_start(para)
     return "\n".join(_block_start(line) for line in para.split("\n"))
 
 
-def _paragraph(parts: list[str], line_starts: bool = True) -> str:
+def _inline(text: str) -> str:
+    """Rendered text put where nothing starts a line: its line-start escapes go."""
+    return text.replace(_LINE_ESCAPE, "") if _LINE_ESCAPE in text else text
+
+
+def _paragraph(parts: list[str]) -> str:
     """Inline fragments to one paragraph: whitespace collapsed, <br> kept."""
     text = "".join(parts)
     if _BR in text:
@@ -242,18 +246,17 @@ def _paragraph(parts: list[str], line_starts: bool = True) -> str:
         text = "\n".join(line for line in lines if line)
     else:
         text = " ".join(text.split())
-    return _escape_inline(text, line_starts)
+    return _escape_inline(text)
 
 
-def _blocks(items: list[_Item], line_starts: bool = True) -> list[str]:
-    """Items to blocks: runs of inline text become paragraphs (``line_starts``:
-    see :func:`_escape_inline`)."""
+def _blocks(items: list[_Item]) -> list[str]:
+    """Items to blocks: runs of inline text become paragraphs."""
     out: list[str] = []
     run: list[str] = []
     for item in items:
         if isinstance(item, _Blk):
             if run:
-                para = _paragraph(run, line_starts)
+                para = _paragraph(run)
                 if para:
                     out.append(para)
                 run = []
@@ -262,7 +265,7 @@ def _blocks(items: list[_Item], line_starts: bool = True) -> list[str]:
             run.append(item)
         else:
             if run:
-                para = _paragraph(run, line_starts)
+                para = _paragraph(run)
                 if para:
                     out.append(para)
                 run = []
@@ -271,11 +274,11 @@ def _blocks(items: list[_Item], line_starts: bool = True) -> list[str]:
             elif isinstance(item, _Cell):
                 out.extend(item.blocks)
             else:
-                line = " | ".join(" ".join(c.blocks) for c in item.cells if c.blocks)
+                line = _row_line(item.cells)
                 if line:
                     out.append(line)
     if run:
-        para = _paragraph(run, line_starts)
+        para = _paragraph(run)
         if para:
             out.append(para)
     return out
@@ -283,7 +286,13 @@ def _blocks(items: list[_Item], line_starts: bool = True) -> list[str]:
 
 def _flat(items: list[_Item]) -> str:
     """Items as one line of inline text (a heading's)."""
-    return " ".join(" ".join(b.split()) for b in _blocks(items, False))
+    return _inline(" ".join(" ".join(b.split()) for b in _blocks(items)))
+
+
+def _row_line(cells: list[_Cell]) -> str:
+    """A row as one line, "a | b": only its first cell starts the line."""
+    texts = [" ".join(c.blocks) for c in cells if c.blocks]
+    return " | ".join([*texts[:1], *(_inline(t) for t in texts[1:])])
 
 
 def _list(items: list[_Li], start: int | None) -> str:
@@ -352,16 +361,15 @@ def _table(rows: list[_Row], caption: list[str]) -> list[str]:
         return out
     if spans or any(len(r.cells) != width for r in rows):  # complex: one line per row
         for r in rows:
-            line = " | ".join(" ".join(c.blocks) for c in r.cells if c.blocks)
+            line = _row_line(r.cells)
             if line:
                 out.append(_Blk(line))
         return out
     lines = []
     for i, r in enumerate(rows):
-        # A cell's text is inline: nothing in it starts a line.
+        # A cell's text is inline, its own or a <p>'s in it: nothing in it starts a line.
         cells = [
-            " ".join(_blocks(c.items, False)).replace("|", "\\|").replace("\n", " ")
-            for c in r.cells
+            _inline(" ".join(c.blocks)).replace("|", "\\|").replace("\n", " ") for c in r.cells
         ]
         lines.append("| " + " | ".join(cells) + " |")
         if i == 0:
@@ -472,7 +480,12 @@ class _Renderer:
                 stack[-1].items.extend(done)
             else:
                 result = done
-        return _blocks(result)
+        blocks = _blocks(result)
+        # Each block now stands at the start of a line: its line-start escapes are written.
+        for i, b in enumerate(blocks):
+            if _LINE_ESCAPE in b:
+                blocks[i] = b.replace(_LINE_ESCAPE, "\\")
+        return blocks
 
     def open(self, el: Element) -> _Open:
         """The frame of ``el``, whose children are rendered next (of an <a>: with
@@ -494,7 +507,8 @@ class _Renderer:
             alt = self.alt(el)
             return [f" {_text(alt, self.links > 0)} "] if alt else []
         if name in PREFORMATTED:
-            code = self.raw_text(el)
+            # Written as it is, but for the one mark render() turns into a backslash.
+            code = self.raw_text(el).replace(_LINE_ESCAPE, "")
             if not code.strip():
                 return []
             lang = None
@@ -556,10 +570,10 @@ class _Renderer:
             spans = any(
                 (attr(el, a) or "1").strip() not in ("", "1") for a in ("colspan", "rowspan")
             )
-            return [_Cell(_blocks(items), name == "th", spans, items)]
+            return [_Cell(_blocks(items), name == "th", spans)]
         if name == "tr":
             cells = [
-                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False, [x]) for x in items
+                x if isinstance(x, _Cell) else _Cell(_blocks([x]), False, False) for x in items
             ]
             return [_Row(cells)]
         if name in TABLE_ROW_GROUPS:

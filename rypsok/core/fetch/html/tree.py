@@ -13,8 +13,9 @@ Guarantees, whatever the page:
   scope checks walk on most tokens, never grows past ``max_depth``, and the
   tree's own operations (text appends, child removal) are amortised O(1).
 
-``<script>``, ``<style>`` and ``<template>`` are parsed (the tokenizer needs
-them) but their content is never kept; ``<noscript>`` in the body is kept for
+``<script>``, ``<style>``, ``<template>``, ``<noembed>`` and ``<noframes>`` are
+parsed (the tokenizer needs them) but their content is never kept (a browser
+shows none of it); ``<noscript>`` in the body is kept for
 the extractor, which removes it unless the page is a script shell; comments and the
 doctype are counted and dropped. The tree keeps HTML elements with
 ``namespace`` None and foreign (SVG, MathML) elements with their namespace.

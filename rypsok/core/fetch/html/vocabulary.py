@@ -96,8 +96,9 @@ BLOCK: Final = (
 # whole thread, rendered for crawlers); a short one ("enable JavaScript") is not.
 SCRIPT_FALLBACK: Final = frozenset({"noscript"})
 
-# Dropped by the tree builder as it builds them (tree.parse_html).
-DROPPED_WHILE_PARSING: Final = NEVER_RENDERED - SCRIPT_FALLBACK
+# Dropped by the tree builder as it builds them (tree.parse_html): nothing in
+# them is ever shown.
+DROPPED_WHILE_PARSING: Final = (NEVER_RENDERED - SCRIPT_FALLBACK) | FALLBACK_TEXT
 
 # A ruby annotation: the reading printed over a character (furigana). Run into
 # the line it doubles each annotated word ("子こども"), so the base text alone is kept.
@@ -105,33 +106,28 @@ RUBY_ANNOTATIONS: Final = frozenset({"rt", "rp"})
 
 # Dropped by the extractor with everything inside: never rendered, or not content.
 NOT_CONTENT: Final = (
-    NEVER_RENDERED | DOCUMENT_METADATA | EMBEDDED | FRAMES | FORM_CONTROLS | RUBY_ANNOTATIONS
+    NEVER_RENDERED
+    | FALLBACK_TEXT
+    | DOCUMENT_METADATA
+    | EMBEDDED
+    | FRAMES
+    | FORM_CONTROLS
+    | RUBY_ANNOTATIONS
 )
 
 # The snippet scanner (rypsok.core.boundary.markup) skips these elements'
-# content up to their end tag: a browser shows none of it as text. Beside what
-# the tree builder drops, these are the raw-text elements whose text is a
-# fallback no browser shows (iframe, noembed, noframes); the extractor drops
-# iframe as embedded content. (It renders noembed's and noframes' text: left as
-# it is, since this set was written for snippets only.)
+# content up to their end tag: a browser shows none of it as text. The same
+# elements are hidden from the extractor: the tree builder drops all but
+# <noscript> and <iframe>, the extractor removes <iframe> as embedded content
+# and <noscript> unless the page is a script shell.
 HIDDEN_IN_SNIPPETS: Final = NEVER_RENDERED | FALLBACK_TEXT | frozenset({"iframe"})
 
 # Tags at which the snippet scanner puts a space so neighbouring words stay
-# apart; every other tag joins its neighbours. It is the rendered blocks plus a
-# line break and a list option (the extractor handles <br> itself and drops
-# <option>), minus the blocks the scanner has never known: html and body never
-# sit between two words of a snippet; menu, dir, hgroup, legend, listing, xmp
-# and plaintext are rare there, and adding them would change snippet text,
-# which this vocabulary does not do.
-SNIPPET_WORD_BREAKS: Final = (
-    (
-        BLOCK
-        - DOCUMENT
-        - frozenset({"menu", "dir", "hgroup", "legend", "listing", "xmp", "plaintext"})
-    )
-    | LINE_BREAK
-    | frozenset({"option"})
-)
+# apart; every other tag joins its neighbours. It is every block the extractor
+# renders as one, plus a line break and a list option (the extractor handles
+# <br> itself and drops <option>). <html> and <body> are not: inside a body a
+# browser ignores both tags, so the words beside them run together.
+SNIPPET_WORD_BREAKS: Final = (BLOCK - DOCUMENT) | LINE_BREAK | frozenset({"option"})
 
 # Where a main content can be: containers, not single paragraphs, headings,
 # lists or their parts, tables or their parts (a cell can hold a whole layout),

@@ -9,6 +9,7 @@ import pytest
 from rypsok.core.fetch.charset import decode
 from rypsok.core.fetch.html.extract import Extracted, extract, extract_text
 from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.html.vocabulary import HIDDEN_IN_SNIPPETS
 
 BASE = "https://example.org/dir/page.html"
 
@@ -611,6 +612,25 @@ def test_req_ctx_005_a_noscript_beside_real_content_stays_out() -> None:
     out = md(page(article + notice))
     assert "Real" in out and PARA in out
     assert "NOSCRIPT-COPY" not in out
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN_IN_SNIPPETS))
+def test_issue_31_what_snippets_hide_the_extractor_hides(name: str) -> None:
+    # noembed and noframes hold a fallback no browser shows: hidden from snippets
+    # (boundary/markup.py), and from a fetched page's Markdown alike.
+    hidden = f"<{name}>HIDDEN-{name} fallback text</{name}>"
+    out = md(page(f"<article><h1>Real</h1><p>{PARA} Before{hidden}after.</p>{hidden}</article>"))
+    assert f"{PARA} Beforeafter." in out
+    assert "HIDDEN" not in out and "fallback" not in out
+
+
+def test_issue_31_a_frameset_page_does_not_show_its_noframes_source() -> None:
+    # In a frameset, <noframes> is raw text: its markup would reach the reader as text.
+    out = md(
+        "<html><head><noframes>HIDDEN-HEAD</noframes></head><frameset><frame src='/a'>"
+        "<noframes><p>HIDDEN-BODY this page needs frames</p></noframes></frameset></html>"
+    )
+    assert out == ""
 
 
 # --------------------------------------------------------------------------- issue 16 rules
