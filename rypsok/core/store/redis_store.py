@@ -21,11 +21,12 @@ process:
 * strict mode and robots: kept in this process as well, and looked up here first, so
   they keep working while Redis is away.
 
-Faults: every operation is bounded by the store timeout and passes through a `Guard`;
-when Redis is away the answer comes from `self.local`, a MemoryStore whose limits are
-this replica's share (see `memory.share`), the cache is skipped, circuits are this
-process's own. No exception of the Redis client leaves an operation; a cancelled caller's
-cancellation does. The URL (it may hold a password) is never logged or put in a message.
+Faults: every operation passes through a `Guard`, which bounds it and judges whether
+Redis or this busy process made it late; when Redis is away the answer comes from
+`self.local`, a MemoryStore whose limits are this replica's share (see `memory.share`),
+the cache is skipped, circuits are this process's own. No exception of the Redis client
+leaves an operation; a cancelled caller's cancellation does. The URL (it may hold a
+password) is never logged or put in a message.
 """
 
 from __future__ import annotations
@@ -80,12 +81,15 @@ class RedisStore:
             raise ValueError("[store] backend redis has no URL")
         timeout_s = settings.timeout_ms / 1000
         try:
+            # No timeout of the client's own: its clock is the event loop's, which a busy
+            # replica makes late. The guard bounds every wait and judges who was late; it
+            # also queues operations beyond max_connections, so the pool never waits.
             pool = aioredis.BlockingConnectionPool.from_url(
                 settings.url.reveal(),
                 max_connections=settings.max_connections,
-                timeout=timeout_s,  # the wait for a free connection
-                socket_timeout=timeout_s,
-                socket_connect_timeout=timeout_s,
+                timeout=None,
+                socket_timeout=None,
+                socket_connect_timeout=None,
                 # The guard decides when to try again, not the client.
                 retry=Retry(NoBackoff(), 0),
                 driver_info=None,  # no CLIENT SETINFO round trip per connection
@@ -96,7 +100,11 @@ class RedisStore:
         self._client: Redis = aioredis.Redis(connection_pool=pool)
         from redis.exceptions import TimeoutError as ClientTimeout
 
-        self._guard = Guard(timeout_s, timeouts=(TimeoutError, ClientTimeout))
+        self._guard = Guard(
+            timeout_s,
+            timeouts=(TimeoutError, ClientTimeout),
+            connections=settings.max_connections,
+        )
         self._keys = codec.Keys(settings.key_prefix)
         self._config = config
         self._health = health

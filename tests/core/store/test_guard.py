@@ -3,7 +3,13 @@ test makes fail, hang or succeed."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import socket
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -115,12 +121,23 @@ async def test_an_operation_already_in_flight_when_another_failed_does_not_recov
     slow, failing = Calls(), Calls()
     slow.gate = anyio.Event()
     failing.fail = True
+    outcomes: list[str] = []
+
+    async def in_flight() -> None:
+        try:
+            outcomes.append(await guard.run("reserve", slow))
+        except Away:
+            outcomes.append("local")
+
     async with anyio.create_task_group() as tg:
-        tg.start_soon(guard.run, "reserve", slow)
+        tg.start_soon(in_flight)
         await anyio.wait_all_tasks_blocked()
         with pytest.raises(Away):
             await guard.run("admit_call", failing)
+        await anyio.wait_all_tasks_blocked()
         slow.gate.set()
+    # Once the store is away nothing waits for it: the operation in flight answers locally.
+    assert outcomes == ["local"]
     assert not guard.available
     assert events(logs, "store_recovered") == []
 
@@ -209,28 +226,89 @@ async def test_a_cancelled_trial_lets_the_next_operation_try() -> None:
     assert guard.available
 
 
-async def test_timeouts_while_this_process_is_behind_are_not_held_against_the_store() -> None:
-    import time
+class Echo:
+    """A store on a socket: a thread answers each request byte within 5 ms, as Redis
+    does, whatever this process's event loop is doing; or, once `silent`, never."""
 
-    guard = Guard(timeout_s=0.05, rest_s=1.0)
-    hang = Calls()
-    hang.gate = anyio.Event()
-    busy = True
+    def __init__(self) -> None:
+        self.ours, self._theirs = socket.socketpair()
+        self.ours.setblocking(False)
+        self.silent = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
 
-    async def hog() -> None:  # every turn of the loop takes 10 ms of this process's CPU
-        while busy:
-            time.sleep(0.01)
+    def _serve(self) -> None:
+        while self._theirs.recv(1) == b"?":
+            time.sleep(0.005)  # well within any timeout, but never before the loop waits
+            if not self.silent:
+                self._theirs.sendall(b"!")
+
+    async def __call__(self) -> str:
+        """Two exchanges with a turn of the loop between, as a client's new connection
+        (its handshake, then its setup) and then the command."""
+        loop = asyncio.get_running_loop()
+        for _ in range(2):
+            await loop.sock_sendall(self.ours, b"?")
+            await loop.sock_recv(self.ours, 1)
+            await anyio.lowlevel.checkpoint()
+        return "answer"
+
+    def close(self) -> None:
+        self.ours.close()  # the thread's recv sees the end
+        self._thread.join(1)
+        self._theirs.close()
+
+
+def hog(turn_s: float) -> Callable[[], Coroutine[Any, Any, None]]:
+    """A task that holds the event loop for `turn_s` at each of its turns, until cancelled:
+    this process's own CPU-bound work."""
+
+    async def run() -> None:
+        while True:
+            end = time.perf_counter() + turn_s
+            while time.perf_counter() < end:  # a core busy, as well as the loop
+                pass
             await anyio.lowlevel.checkpoint()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(hog)
-        for _ in range(TIMEOUTS_TO_FAIL + 2):
-            with pytest.raises(Away):
-                await guard.run("admit_call", hang)
-        assert guard.available  # the lateness was this process's, not the store's
-        busy = False
-    # The same timeouts on a quiet loop take the store away.
-    for _ in range(TIMEOUTS_TO_FAIL):
-        with pytest.raises(Away):
-            await guard.run("admit_call", hang)
-    assert not guard.available
+    return run
+
+
+async def test_an_answer_that_came_in_time_is_not_late_however_late_the_loop_reads_it() -> None:
+    guard = Guard(timeout_s=0.05, rest_s=1.0)
+    echo = Echo()
+    try:
+        async with anyio.create_task_group() as group:
+            # Each turn of the hog is two store timeouts long: every answer waits in the
+            # socket, long after it came, for the loop to read it.
+            group.start_soon(hog(0.1))
+            await anyio.lowlevel.checkpoint()  # the hog has begun
+            for _ in range(TIMEOUTS_TO_FAIL + 1):
+                started = anyio.current_time()
+                assert await guard.run("admit_call", echo) == "answer"
+                assert anyio.current_time() - started > guard.timeout_s
+            group.cancel_scope.cancel()
+    finally:
+        echo.close()
+    assert guard.available
+
+
+async def test_a_store_that_never_answers_is_late_even_while_this_process_is_behind(
+    logs: io.StringIO,
+) -> None:
+    guard = Guard(timeout_s=0.05, rest_s=1.0)
+    echo = Echo()
+    echo.silent = True
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(hog(0.015))  # every turn of the loop at least 15 ms
+            for n in range(1, TIMEOUTS_TO_FAIL + 1):
+                started = anyio.current_time()
+                with pytest.raises(Away):
+                    await guard.run("admit_call", echo)
+                assert anyio.current_time() - started < 0.5
+                assert guard.available is (n < TIMEOUTS_TO_FAIL)
+            group.cancel_scope.cancel()
+    finally:
+        echo.close()
+    [line] = events(logs, "store_unavailable")
+    assert line["error"] == "TimeoutError"
