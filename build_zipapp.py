@@ -84,7 +84,7 @@ LOCK_OVERRIDES = {"macos-x86_64": ROOT / "requirements-macos-x86_64.lock"}
 EXTRAS = {"redis": ROOT / "requirements-redis.lock"}
 PYZ_NAME = "rypsok.pyz"
 SUMS_NAME = "SHA256SUMS"
-ENTRY_POINT = "rypsok.cli:main"
+ENTRY_POINT = "rypsok.commands.cli:main"
 SHEBANG = "/usr/bin/env python3"
 # Used when there is no git history to date the build (1980-01-02, the zip
 # format's epoch plus a day so that no time zone pushes it before 1980).
@@ -711,8 +711,8 @@ def build_one(
         scrub(site)
         if target is not None:
             check_machine(site, target)
-            # What the file is for, read by rypsok.cli before anything compiled is
-            # imported: a file run elsewhere says so in one line (rypsok/platform.py).
+            # What the file is for, read by rypsok.commands.cli before anything compiled is
+            # imported: a file run elsewhere says so in one line (rypsok/builtfor.py).
             (site / "rypsok" / BUILT_FOR).write_text(
                 f"{target.python} {target.system} {target.arch}\n", encoding="ascii"
             )

@@ -3,7 +3,7 @@
 Run from the repository root, with an interpreter that has the pins of
 ``bench/requirements.txt`` (a venv of its own, see bench/README.md):
 
-    python bench/extraction.py --data DIR [--set NAME ...] [--limit N] [--only NAME ...]
+    python -m bench.extraction --data DIR [--set NAME ...] [--limit N] [--only NAME ...]
                                [--worst K]
 
 DIR (or the environment variable RYPSOK_EXTRACTION_BENCH) is the extraction
@@ -47,11 +47,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html.tree import ParsedDocument, parse_html
 
-from rypsok.core.fetch.html.extract import extract  # noqa: E402
-from rypsok.core.fetch.html.tree import ParsedDocument, parse_html  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 DATA_ENV = "RYPSOK_EXTRACTION_BENCH"
 WHERE = (
@@ -289,8 +288,9 @@ def _revision() -> str:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
         ).stdout.strip()
+        extractor = ("rypsok/core/fetch/extraction", "rypsok/core/html")
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "rypsok/core/fetch/html"],
+            ["git", "status", "--porcelain", "--", *extractor],
             cwd=REPO,
             capture_output=True,
             text=True,

@@ -4,8 +4,8 @@ one Redis.
 
 Run from the repository root with the dev interpreter:
 
-    .venv/bin/python bench/http_load.py [--seconds N] [--quick] [--only SECTION]
-    .venv/bin/python bench/http_load.py --only replicas [--replica-seconds N]
+    .venv/bin/python -m bench.http_load [--seconds N] [--quick] [--only SECTION]
+    .venv/bin/python -m bench.http_load --only replicas [--replica-seconds N]
         [--replica-clients N ...] [--store-timeout-ms MS]
 
 Section 1 starts `python -m rypsok serve --transport http` and, as the reference, a bare
@@ -15,7 +15,7 @@ as child processes on 127.0.0.1:0, and drives each with the same 64 keep-alive c
 2026-07-28 revision. Section 2 opens 1000 connections that send nothing, holds them,
 and measures what 8 real clients experience against rypsok in three configurations.
 Section 3 runs one process with the memory store, one with the redis store and three
-replicas sharing one redis-server (tests/e2e/replicas.py starts them; the server is
+replicas sharing one redis-server (tests/support/replicas.py starts them; the server is
 tests/support/redis.py's) under the same keep-alive loads of engine_status and of
 cached web_search, and reads Redis's INFO around each load.
 It prints figures beside references and never asserts; bench/README.md says what
@@ -44,10 +44,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    # Imported where used: this file runs as a script, and tests/ is found from the
-    # repository root once main() has put it on sys.path.
-    from tests.e2e.replicas import Engines, Replica
+    # Imported where used: only section 3 (replicas) needs them.
     from tests.support.redis import RedisServer
+    from tests.support.replicas import Engines, Replica
 
 from rypsok.core import limits
 
@@ -507,12 +506,18 @@ def section_load(seconds: float, workdir: Path, callers: int) -> list[Load]:
     )
     print(f"  rate limit ceiling for this load: {ceiling} (per caller, sliding 60 s window)")
     results = []
-    rypsok = start_rypsok(workdir, "load", secret)
-    try:
-        client_tokens: list[str | None] = list(secret) or [None]
-        results.append(run_load(rypsok, "rypsok serve --transport http", client_tokens, seconds))
-    finally:
-        rypsok.stop()
+    client_tokens: list[str | None] = list(secret) or [None]
+    # The second row is the SDK's public path ([service.http] fast_lane = false): what
+    # serves when the installed SDK is not the one the lane was read in (issue 32).
+    for name, label, http in (
+        ("load", "rypsok serve --transport http", ""),
+        ("public", "rypsok, fast_lane = false", "fast_lane = false"),
+    ):
+        rypsok = start_rypsok(workdir, name, secret, http)
+        try:
+            results.append(run_load(rypsok, label, client_tokens, seconds))
+        finally:
+            rypsok.stop()
     bare = start_bare(workdir)
     try:
         results.append(run_load(bare, "reference: bare SDK Server + uvicorn", [None], seconds))
@@ -911,8 +916,8 @@ def run_store(
 ) -> StoreRun:
     """One row: fresh processes (and a fresh Redis), `clients` keep-alive clients spread
     round robin over them, Redis's counters read around the load."""
-    from tests.e2e.replicas import call, calls_between, command_calls, redis_info, replicas
     from tests.support.redis import redis_server
+    from tests.support.replicas import call, calls_between, command_calls, redis_info, replicas
 
     name = f"{'redis' if setup.redis else 'memory'}-{setup.processes}-{tool}-{clients}"
     folder = workdir / name
@@ -983,7 +988,7 @@ def run_store(
 def section_replicas(
     seconds: float, workdir: Path, loads: Sequence[int], timeout_ms: int | None
 ) -> list[StoreRun]:
-    from tests.e2e.replicas import engines
+    from tests.support.replicas import engines
 
     default_ms = limits.default("LIM-D1")
     timeout = f"{timeout_ms} ms" if timeout_ms is not None else f"{default_ms} ms (the default)"
@@ -1236,8 +1241,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.callers <= CLIENTS:
         parser.error(f"--callers must be 0 .. {CLIENTS}")
     sections = set(args.only or ("load", "flood", "replicas"))
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
     from importlib.metadata import version
 
     import rypsok

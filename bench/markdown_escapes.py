@@ -3,7 +3,7 @@
 Run from the repository root, with the bench venv (bench/README.md), which has
 markdown-it-py:
 
-    python bench/markdown_escapes.py --data DIR [--set NAME ...] [--limit N] [--show K]
+    python -m bench.markdown_escapes --data DIR [--set NAME ...] [--limit N] [--show K]
                                      [--before REV]
 
 Every page of the extraction benchmark (DIR or RYPSOK_EXTRACTION_BENCH, as for
@@ -55,29 +55,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+import rypsok.core.fetch.extraction.extract as extract_module
+from bench import extraction
+from rypsok.core.fetch.extraction import markdown
+from rypsok.core.html.tree import parse_html
 
-import rypsok.core.fetch.html.extract as extract_module  # noqa: E402
-from rypsok.core.fetch.html import markdown  # noqa: E402
-from rypsok.core.fetch.html.tree import parse_html  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 # The last commit whose writer escaped every \ ` * [ ] of the text (issue 20's start).
 BEFORE = "752a5e2"
-WRITER = "rypsok/core/fetch/html/markdown.py"
+WRITER = "rypsok/core/fetch/extraction/markdown.py"
 WRITERS = ("before", "after", "reference")
-
-
-def _bench_extraction() -> ModuleType:
-    """bench/extraction.py, for its data folder, scorer and sets."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_extraction", Path(__file__).with_name("extraction.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def writer_before(rev: str) -> ModuleType:
@@ -309,7 +297,7 @@ def parse_args(argv: Sequence[str] | None, sets: Sequence[str]) -> argparse.Name
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    ex = _bench_extraction()
+    ex = extraction  # its data folder, scorer and sets
     args = parse_args(argv, ex.SETS)
     folder = ex.data_folder(args.data, os.environ, args.sets)
     scorer = ex.load_scorer(folder)

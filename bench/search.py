@@ -3,7 +3,7 @@ the cold start and the idle memory.
 
 Run from the repository root with the dev interpreter:
 
-    .venv/bin/python bench/search.py [--searches N] [--quick] [--only SECTION] [--profile]
+    .venv/bin/python -m bench.search [--searches N] [--quick] [--only SECTION] [--profile]
 
 It prints one table per section, the book's reference figures beside the
 measured ones. It never asserts a timing: the figures are for a reader.
@@ -35,7 +35,7 @@ from urllib.parse import quote, urlsplit
 if TYPE_CHECKING:
     from rypsok.core.facade import Rypsok
     from rypsok.core.net.client import Response
-    from rypsok.core.store.memory import MemoryStore
+    from rypsok.core.store.local.memory_store import MemoryStore
 
 REPO = Path(__file__).resolve().parent.parent
 WARMUP_SEARCHES = 30
@@ -303,7 +303,7 @@ def covered(spans: Sequence[tuple[float, float]]) -> float:
 
 def memory_of(core: Rypsok) -> MemoryStore:
     """The core's memory store, whose parts the benchmark swaps (the default backend)."""
-    from rypsok.core.store.memory import MemoryStore
+    from rypsok.core.store.local.memory_store import MemoryStore
 
     assert isinstance(core.store, MemoryStore)
     return core.store
@@ -311,9 +311,9 @@ def memory_of(core: Rypsok) -> MemoryStore:
 
 def build_core(workdir: Path, config_toml: str = CONFIG_TOML) -> tuple[Rypsok, BenchClient]:
     from rypsok.core.config import load
-    from rypsok.core.engines.limiter import ProviderLimiter
     from rypsok.core.facade import Rypsok
     from rypsok.core.net.client import Response
+    from rypsok.core.store.local.provider import ProviderLimiter
 
     path = workdir / "bench.toml"
     path.write_text(config_toml, encoding="utf-8")
@@ -366,7 +366,7 @@ class Series:
 
 def fresh_tool_limiter(core: Rypsok) -> None:
     """A new web_search window (6000 per minute), as at process start."""
-    from rypsok.core.ratelimit import ToolRateLimiter
+    from rypsok.core.store.local.calls import ToolRateLimiter
 
     lim = core.config.limits
     memory_of(core).calls = ToolRateLimiter(
@@ -1051,8 +1051,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--searches must be at least 1")
     start_runs, memory_runs = (3, 1) if args.quick else (5, 3)
     sections = set(args.only or ("search", "cache", "start", "memory"))
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
     import rypsok
 
     print(

@@ -586,6 +586,8 @@ _CONTENT_TYPES: tuple[tuple[str, bytes], ...] = (
     ("latin1-bytes", b"text/html; charset=\xe9\xff"),
     ("empty", b""),
     ("semicolons", b";;;=;=="),
+    ("quoted-semicolon", b'text/html; foo="a;charset=koi8-r"; charset=utf-8'),
+    ("escaped", b'text/html; charset="utf\\-8"'),
 )
 
 

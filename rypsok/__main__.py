@@ -2,6 +2,6 @@
 
 import sys
 
-from rypsok.cli import main
+from rypsok.commands.cli import main
 
 sys.exit(main())

@@ -5,27 +5,38 @@ The layer order, lowest first (`LAYERS` below is the table the test reads):
 
 0. foundation: the limits table, the tag vocabulary (pure data), telemetry, URL disposal.
 1. words and text: the caller-facing vocabulary (model), argument checks, the boundary and
-   privacy checks on external text, the parsing permits, the tool rate limiter.
+   privacy checks on external text, the permits (parse threads, outbound requests).
 2. net: host names, operator rules, the proxy's address, the egress policy, the client.
-3. engine admission records (what a driver type may do; data only).
-4. config: reading, validating and reporting the configuration.
-5. engines (drivers, health, limits), fetch and search: the pipelines.
-6. facade: `Rypsok`, which builds the pipelines and the egress policy from the configuration.
-7. protocol: the MCP adapters (stdio, HTTP).
-8. commands: the command line.
+3. html: reading a page, shared by web_fetch and the scraping drivers (the charset and the
+   legacy encodings, the bounded tree and its tokenizer; its vocabulary is foundation).
+4. engine admission records (what a driver type may do; data only), below the rest of config.
+5. config: reading, validating and reporting the configuration.
+6. store: the state replicas share, and the values that cross its interface.
+7. engines: the drivers and their health.
+8. pipelines: fetch and search (extraction is fetch's own).
+9. facade: `Rypsok`, which builds the pipelines and the egress policy from the configuration.
+10. protocol: the MCP adapters (stdio, HTTP).
+11. commands: the command line.
 
 Every import is checked, at module level and inside functions. An import under
 `if TYPE_CHECKING:` is exempt and may point anywhere: it is only read by the type checker,
 for annotations, and never runs (a driver names `EngineSettings` that way, for example).
+
+Packages form no cycle either, even within one layer: a directory of rypsok/core (with its
+subpackages), a module at its top, and each package and module at the top of rypsok, with
+the same imports; a package that imports another is never imported back, directly or around
+a loop.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
+import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -163,11 +174,12 @@ def test_req_test_012_the_test_command_checks_formatting_and_the_tree_passes() -
 ROOT = Path(__file__).resolve().parent.parent
 
 # Module name (or package prefix: the entry covers its submodules) -> layer. The longest
-# matching entry wins, so `rypsok.core.engines.admission` sits below the other engine modules.
+# matching entry wins, so `rypsok.core.config.admission` sits below the rest of config and
+# `rypsok.core.html.vocabulary` below the rest of html.
 LAYERS: dict[str, int] = {
     "rypsok": 0,  # the package itself: its version and project URL
     "rypsok.core.limits": 0,
-    "rypsok.core.fetch.html.vocabulary": 0,
+    "rypsok.core.html.vocabulary": 0,
     "rypsok.core.telemetry": 0,
     "rypsok.core.disposal": 0,
     "rypsok.core.model": 1,
@@ -175,33 +187,32 @@ LAYERS: dict[str, int] = {
     "rypsok.core.boundary": 1,
     "rypsok.core.privacy": 1,
     "rypsok.core.permits": 1,
-    "rypsok.core.ratelimit": 1,
     "rypsok.core.net": 2,
-    "rypsok.core.engines.admission": 3,
-    "rypsok.core.config": 4,
-    "rypsok.core.engines": 5,
-    "rypsok.core.fetch": 5,
-    "rypsok.core.search": 5,
-    "rypsok.core.store": 5,  # what replicas share: beside the pipelines that use it
-    "rypsok.core": 6,  # the package's own __init__ hands out Rypsok lazily
-    "rypsok.core.facade": 6,
-    "rypsok.protocol": 7,
-    "rypsok.cli": 8,
-    "rypsok.checkcmd": 8,
-    "rypsok.servecmd": 8,
-    "rypsok.callcmd": 8,
-    "rypsok.probecmd": 8,
+    "rypsok.core.html": 3,
+    "rypsok.core.config.admission": 4,
+    "rypsok.core.config": 5,
+    "rypsok.core.store": 6,  # its values and robots rules too: drivers and pipelines read them
+    "rypsok.core.engines": 7,
+    "rypsok.core.fetch": 8,
+    "rypsok.core.search": 8,
+    "rypsok.core": 9,  # the package's own __init__ hands out Rypsok lazily
+    "rypsok.core.facade": 9,
+    "rypsok.protocol": 10,
+    "rypsok.commands": 11,
     "rypsok.builtfor": 0,  # reads one file beside it; imports nothing of rypsok
-    "rypsok.__main__": 8,
+    "rypsok.__main__": 11,
 }
 
 NAMES = (
     "foundation",
     "words and text",
     "net",
+    "html",
     "admission records",
     "config",
-    "engines, fetch, search",
+    "store",
+    "engines",
+    "pipelines",
     "facade",
     "protocol",
     "commands",
@@ -333,9 +344,123 @@ def test_req_arch_001_every_top_level_module_has_a_layer() -> None:
     assert top <= set(LAYERS), sorted(top - set(LAYERS))
 
 
+# -- no cycle between packages (issue 32) ---------------------------------------------------
+
+
+def package_of(module: str) -> str:
+    """The package a module counts in: a directory of rypsok/core with its subpackages, or a
+    module at its top; likewise one level up, for rypsok's own (protocol, commands)."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[:2] == ["rypsok", "core"] else parts[:2])
+
+
+def package_graph(files: Iterable[tuple[Path, str]] | None = None) -> dict[str, dict[str, str]]:
+    """Package -> each package it imports -> where (file:line, the first such import). The
+    imports are those of the layer check: module level and in functions, TYPE_CHECKING
+    exempt. `files` are (path, module) pairs, by default every module of the package."""
+    if files is None:
+        files = [
+            (path, module_name(path))
+            for path in sorted(PACKAGE.rglob("*.py"))
+            if "__pycache__" not in path.parts
+        ]
+    graph: dict[str, dict[str, str]] = {}
+    for path, importer in files:
+        here = package_of(importer)
+        arrows = graph.setdefault(here, {})
+        for line, imported in imports_of(path, importer):
+            there = package_of(imported)
+            if there != here:
+                arrows.setdefault(there, f"{path.name}:{line}")
+                graph.setdefault(there, {})
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, str]]) -> list[str]:
+    """One line per loop of imports between packages, with the import behind each arrow: for
+    every package in a group that import each other around (a strongly connected component
+    of more than one), the shortest loop through it, each loop once."""
+
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for there in graph[todo.pop()]:
+                if there not in seen:
+                    seen.add(there)
+                    todo.append(there)
+        return seen
+
+    def shortest_loop(start: str, group: set[str]) -> list[str]:
+        # Breadth first inside the group, back to start.
+        before: dict[str, str] = {}
+        layer = [start]
+        while start not in before:
+            step = []
+            for here in layer:
+                for there in sorted(graph[here]):
+                    if there in group and there not in before:
+                        before[there] = here
+                        step.append(there)
+            layer = step
+        loop, here = [start], before[start]
+        while here != start:
+            loop.append(here)
+            here = before[here]
+        return [start, *reversed(loop)]
+
+    reached = {package: reach(package) for package in graph}
+    loops: dict[tuple[str, ...], None] = {}
+    for start in sorted(graph):
+        group = {p for p in reached[start] if start in reached[p]}
+        if len(group) > 1:
+            loop = shortest_loop(start, group)
+            first = loop.index(min(loop))  # the same loop from any of its packages
+            loops[tuple(loop[first:] + loop[1 : first + 1])] = None
+    return [
+        " -> ".join([loop[0], *(f"{b} ({graph[a][b]})" for a, b in itertools.pairwise(loop))])
+        for loop in loops
+    ]
+
+
+def test_req_arch_001_no_cycle_between_packages() -> None:
+    assert cycles(package_graph()) == []
+
+
+def test_req_arch_001_the_cycle_check_names_a_loop(tmp_path: Path) -> None:
+    assert package_of("rypsok.core.fetch.extraction.prune") == "rypsok.core.fetch"
+    assert package_of("rypsok.core.limits") == "rypsok.core.limits"
+    assert package_of("rypsok.protocol.http.gate") == "rypsok.protocol"
+    assert package_of("rypsok.__main__") == "rypsok.__main__"
+    # The cycle this check was written for: the settings naming a driver's module while the
+    # drivers read the settings. Read as config/settings.py, a copy with that one import.
+    target = PACKAGE / "core" / "config" / "settings.py"
+    importer = "rypsok.core.config.settings"
+    files = [
+        (path, name)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in path.parts and (name := module_name(path)) != importer
+    ]
+    copy = tmp_path / "settings.py"
+    copy.write_text(
+        target.read_text(encoding="utf-8")
+        + "\n\ndef _up() -> None:\n    from rypsok.core.engines import base\n",
+        encoding="utf-8",
+    )
+    found = cycles(package_graph([*files, (copy, importer)]))
+    named = r"rypsok\.core\.config -> rypsok\.core\.engines \(settings\.py:\d+\) -> "
+    named += r"rypsok\.core\.config \(\w+\.py:\d+\)"
+    assert any(re.fullmatch(named, loop) for loop in found), found
+    # A loop is named once, from its first package; two loops through one package are two.
+    three = {"a": {"b": "a.py:1"}, "b": {"c": "b.py:2"}, "c": {"a": "c.py:3", "d": "c.py:4"}}
+    assert cycles({**three, "d": {}}) == ["a -> b (a.py:1) -> c (b.py:2) -> a (c.py:3)"]
+    two = {"a": {"b": "a.py:1"}, "b": {"a": "b.py:1", "c": "b.py:2"}, "c": {"b": "c.py:1"}}
+    assert cycles(two) == ["a -> b (a.py:1) -> a (b.py:1)", "b -> c (b.py:2) -> b (c.py:1)"]
+    assert cycles({"a": {"b": "a.py:1"}, "b": {}}) == []
+
+
 @pytest.mark.parametrize(
     "module",
-    ["rypsok.core.config", "rypsok.core.config.settings", "rypsok.core.engines.admission"],
+    ["rypsok.core.config", "rypsok.core.config.settings", "rypsok.core.config.admission"],
 )
 def test_req_arch_001_reading_the_configuration_loads_no_parser_and_no_driver(module: str) -> None:
     # A fresh interpreter: the test run has loaded everything already.
@@ -347,14 +472,51 @@ def test_req_arch_001_reading_the_configuration_loads_no_parser_and_no_driver(mo
     assert module in loaded
     heavy = {m for m in loaded if m.split(".")[0] in ("html5lib", "charset_normalizer")}
     drivers = {
+        m for m in loaded if m == "rypsok.core.engines" or m.startswith("rypsok.core.engines.")
+    }
+    # The tag vocabulary is pure data any layer may read (html's __init__ imports nothing).
+    data = {"rypsok.core.html", "rypsok.core.html.vocabulary"}
+    pipelines = {
         m
         for m in loaded
-        if m.startswith("rypsok.core.engines.") and m not in ("rypsok.core.engines.admission",)
-    }
-    # The tag vocabulary is pure data any layer may read (its packages' __init__ are empty).
-    data = {"rypsok.core.fetch.html", "rypsok.core.fetch.html.vocabulary"}
-    pipelines = {
-        m for m in loaded if m.startswith(("rypsok.core.fetch.", "rypsok.core.search."))
+        if m.startswith(("rypsok.core.fetch", "rypsok.core.search", "rypsok.core.html"))
     } - data
     assert (heavy, drivers, pipelines) == (set(), set(), set())
     assert importlib.util.find_spec("rypsok.core.engines.wikipedia") is not None
+
+
+def test_only_sdk_private_imports_a_private_name_of_the_sdk() -> None:
+    # Issue 32: one module holds every private part of mcp the code reaches for, checked
+    # against the SDK's version at import (rypsok/protocol/sdk_private.py). Tests may
+    # still reach into the SDK to compare with it; the package and its tools may not.
+    def private(source: str) -> list[str]:
+        found = []
+        for node in ast.walk(ast.parse(source)):
+            named: list[str] = []
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for name in named:
+                parts = name.split(".")
+                if parts[0] in ("mcp", "mcp_types") and any(p.startswith("_") for p in parts):
+                    found.append(name)
+        return found
+
+    assert private("from mcp.server._streamable_http_modern import handle_modern_request")
+    assert private("import mcp.shared._context_streams")
+    assert private("from mcp.server.streamable_http import _x")
+    assert not private("from mcp.server.streamable_http import MCP_SESSION_ID_HEADER")
+    allowed = PACKAGE / "protocol" / "sdk_private.py"
+    sources = [*_sources(PACKAGE), ROOT / "build_zipapp.py"]
+    for folder in (ROOT / "bench", ROOT / "tools", ROOT / "fuzz"):
+        sources += _sources(folder) if folder.is_dir() else []
+    for script in (ROOT / "tools").iterdir():  # tools' scripts without .py
+        if script.is_file() and not script.suffix and b"python" in script.read_bytes()[:80]:
+            sources.append(script)
+    offenders = {
+        str(path.relative_to(ROOT)): names
+        for path in sources
+        if path != allowed and (names := private(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}

@@ -42,10 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-# The lock reader and name normal form are the license check's (a sibling script).
-sys.path.insert(0, str(ROOT / "tools"))
-from licenses import LOCKS, canonical, read_locks  # noqa: E402
+# The lock reader and name normal form are the license check's, a sibling script: run as
+# a script, this folder is first on the path (tests load licenses before this module).
+from licenses import LOCKS, canonical, read_locks
 
 PROJECT_RECORD = "https://pypi.org/pypi/{name}/json"
 FETCH_TIMEOUT_S = 30

@@ -117,7 +117,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "robots",
-        ("rypsok/core/fetch/robots.py",),
+        ("rypsok/core/fetch/robots.py", "rypsok/core/store/robots_rules.py"),
         ("tests/core/fetch/test_robots.py", "tests/core/fetch/test_properties_robots.py"),
     ),
     Group(
@@ -131,19 +131,25 @@ GROUPS: tuple[Group, ...] = (
             "tests/protocol/http/test_http_listener.py",
             "tests/protocol/http/test_http_hostile.py",
             "tests/protocol/http/test_http_clients.py",
-            "tests/protocol/http/test_http_harness.py",
         ),
     ),
     # Sessions and callers: the session bound, and the caller tokens as they
     # are read and held (auth.py, which maps a token to its caller, is above).
     Group(
         "sessions",
-        ("rypsok/protocol/http/sessions.py", "rypsok/core/config/secrets.py"),
+        (
+            "rypsok/protocol/http/sessions.py",
+            "rypsok/protocol/http/session_ledger.py",
+            "rypsok/protocol/sdk_private.py",
+            "rypsok/core/config/secrets.py",
+        ),
         # the session transports' cancellation hook is held by the cancellation tests
         (
             "tests/protocol/http/test_http_listener.py",
             "tests/core/config/test_config_values.py",
             "tests/protocol/test_cancellation_bound.py",
+            "tests/protocol/http/test_session_ledger.py",
+            "tests/protocol/http/test_lane_modes.py",
         ),
     ),
 )

@@ -13,10 +13,10 @@ import re
 from fuzz.harness import Input, instrumented, main
 
 with instrumented(__name__):
+    from rypsok.core.config.admission import Endpoint
     from rypsok.core.config.secrets import Secret
     from rypsok.core.config.settings import EngineSettings
     from rypsok.core.engines import brave
-    from rypsok.core.engines.admission import Endpoint
     from rypsok.core.engines.base import ERROR_CLASSES, EngineFailure, header_lookup
 
 _STATUSES = (200, 200, 200, 401, 403, 422, 422, 429, 500, 503, 301)

@@ -1,4 +1,4 @@
-"""Fuzz target: charset decoding of a fetched body (rypsok.core.fetch.charset).
+"""Fuzz target: charset decoding of a fetched body (rypsok.core.html.charset).
 
 Input: one knob byte choosing the declared Content-Type charset (none, a known
 label, a nonsense label, or a label read from the input up to the first NUL),
@@ -13,7 +13,7 @@ from __future__ import annotations
 from fuzz.harness import Input, instrumented, main
 
 with instrumented(__name__, ("charset_normalizer", "html5lib._inputstream")):
-    from rypsok.core.fetch import charset
+    from rypsok.core.html import charset
 
 _LABELS = (
     None,

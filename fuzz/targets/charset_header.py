@@ -1,12 +1,13 @@
-"""Fuzz target: the charset of a Content-Type header value.
+"""Fuzz target: a Content-Type header value, as the one media type reader reads it.
 
-Two readers take the parameter: the fetch pipeline's (rypsok.core.fetch.pipeline,
-with the media type and the readable-kind check) and the DuckDuckGo driver's;
-the label then goes to charset.resolve. Input: one byte choosing the body
-sniffed with it, then the header value's bytes, read as Latin-1 as the HTTP
-client decodes them. Documented failures: ToolError (unsupported_content, the
-media type) from the kind check only. Checked besides: a label is never empty,
-and both readers' labels resolve to the same codec.
+rypsok.core.net.mediatype reads the essence and the charset parameter for the fetch
+pipeline and the DuckDuckGo driver (and, as a list, an Accept value for the listener);
+the fetch pipeline's readable-kind check then takes the essence, and the label goes to
+charset.resolve. Input: one byte choosing the body sniffed with it, then the header
+value's bytes, read as Latin-1 as the HTTP client decodes them. Documented failures:
+ToolError (unsupported_content, the media type) from the kind check only. Checked
+besides: a label is never empty, the short readers agree with the full parse, and
+the label resolves to a codec.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 from fuzz.harness import Input, instrumented, main
 
 with instrumented(__name__):
-    from rypsok.core.engines import duckduckgo
-    from rypsok.core.fetch import charset, pipeline
+    from rypsok.core.fetch import pipeline
+    from rypsok.core.html import charset
     from rypsok.core.model import ToolError
+    from rypsok.core.net import mediatype
     from rypsok.core.net.client import Response
 
 _BODIES = (
@@ -35,18 +37,18 @@ def TestOneInput(data: bytes) -> None:
     value = source.rest().decode("latin-1")
     response = Response(200, (("content-type", value),), body)
 
-    declared = pipeline._declared_charset(response)
+    declared = mediatype.charset(value)
     assert declared is None or declared
-    other = duckduckgo._declared_charset(value)
-    assert other is None or other
-    pipeline._media_type(response)
+    parsed = mediatype.parse(value)
+    assert declared == parsed.charset, "the short reader and the full parse disagree"
+    assert (mediatype.essence(value) or "") == parsed.essence
+    mediatype.parse_list(value)
     try:
         pipeline._media_kind(response)
     except ToolError as error:
         assert error.kind == "unsupported_content"
-    assert charset.resolve(body, other) == charset.resolve(body, declared), (
-        "the two readers disagree"
-    )
+    codec, skip = charset.resolve(body, declared)
+    assert codec and skip >= 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Fuzz target: the HTML document pipeline of web_fetch, as the pipeline runs it.
 
 charset.decode -> tree.parse_html (bounded) -> extract.extract -> the content
-cleaner and the title's field cleaner (rypsok.core.fetch.html, rypsok.core.boundary).
+cleaner and the title's field cleaner (rypsok.core.html, rypsok.core.fetch.extraction,
+rypsok.core.boundary).
 
 Input: one knob byte (bits 0-1 the node and depth bounds: the defaults or small
 ones, so the cut paths are reached; bit 2 hands html5lib bytes instead of text;
@@ -19,9 +20,9 @@ from fuzz.harness import Input, instrumented, main
 
 with instrumented(__name__, ("html5lib",)):
     from rypsok.core import boundary, limits
-    from rypsok.core.fetch import charset
-    from rypsok.core.fetch.html.extract import extract
-    from rypsok.core.fetch.html.tree import Element, parse_html
+    from rypsok.core.fetch.extraction.extract import extract
+    from rypsok.core.html import charset
+    from rypsok.core.html.tree import Element, parse_html
 
 _BOUNDS = (
     (limits.default("LIM-F10"), limits.default("LIM-F11")),

@@ -1,8 +1,9 @@
 """Fuzz target: a Retry-After value, as the engines and web_fetch each read it.
 
-rypsok.core.engines.base.delay_seconds reads an engine's answer (delta-seconds or
-an HTTP-date); rypsok.core.fetch.errors.http_status reads a fetched site's
-(whole seconds up to an hour) into the detail of its ``unavailable`` answer.
+One reader, rypsok.core.net.retryafter: delay_seconds reads an engine's answer
+(delta-seconds or an HTTP-date); rypsok.core.fetch.errors.http_status takes a
+fetched site's (whole seconds up to an hour) into the detail of its
+``unavailable`` answer.
 
 Input: one byte choosing the status of the site's answer, then the header
 value's bytes, read as Latin-1 the way the HTTP client decodes header values.
@@ -18,8 +19,8 @@ import math
 from fuzz.harness import Input, instrumented, main
 
 with instrumented(__name__, ("email.utils", "email._parseaddr")):
-    from rypsok.core.engines.base import delay_seconds
     from rypsok.core.fetch import errors
+    from rypsok.core.net.retryafter import delay_seconds
 
 _NOW = 1_700_000_000.0  # a fixed clock, so a crash replays
 _STATUSES = (429, 503, 500, 404, 408)

@@ -65,7 +65,7 @@ class Rypsok:
         self.health = HealthRegistry(config)
         # Limits, circuits, cache, strict-mode memory and robots.txt rules: this process's
         # own by default, or shared by every replica through the configured store.
-        self.store = build_store(config, self.health)
+        self.store = build_store(config)
         lim = config.limits
         # One trust store and one User-Agent for both profiles, built only when a client
         # is not given (the CA bundle is read once at start, not once a client).

@@ -179,7 +179,7 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-X1", "size of the configuration file, bytes", 1 * MIB),
     Limit("LIM-X2", "size of a secret file, bytes", 64 * KIB),
     Limit("LIM-X3", "shortest caller token, bytes", 32),
-    # Measured costs for CPython on Linux (tools/measure-memory); see docs/memory.md
+    # Measured costs for CPython on Linux (bench/memory.py); see docs/memory.md
     Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 71),
     Limit(
         "LIM-M2",

@@ -1,4 +1,7 @@
-"""The parsing permits (LIM-C5): a parse runs in a worker thread and holds its permit until
+"""Permits: tokens of an anyio capacity limiter, held for an `async with` block (`Permit`)
+or for a worker thread's whole life (`run_under_permit`).
+
+The parsing permits (LIM-C5): a parse runs in a worker thread and holds its permit until
 that thread has really finished (REQ-SEC-012, REQ-PAGE-008, REQ-AGG-006).
 
 A caller that is cancelled (or gives up for any other reason) stops waiting at once, so a
@@ -109,3 +112,27 @@ def _hand_back(
 
 class _NotRun(Exception):
     """The thread reached work whose caller had already gone; anyio drops what it raises."""
+
+
+class Permit:
+    """`async with` one of a capacity limiter's tokens (an outbound request's place, an
+    engine's slot), taken at once when one is free.
+
+    anyio's own `async with` yields to the event loop even then (a checkpoint before and a
+    shielded one after taking the token); here a free token costs no scheduling round, and
+    only a full limiter makes the task wait, as anyio's acquire does.
+    """
+
+    __slots__ = ("limiter",)
+
+    def __init__(self, limiter: anyio.CapacityLimiter) -> None:
+        self.limiter = limiter
+
+    async def __aenter__(self) -> None:
+        try:
+            self.limiter.acquire_nowait()
+        except anyio.WouldBlock:
+            await self.limiter.acquire()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.limiter.release()

@@ -24,12 +24,12 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
-from mcp.shared._context_streams import create_context_streams  # pinned SDK (mcp==2.3.0)
 from mcp.shared.message import SessionMessage
 
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
+from rypsok.protocol import sdk_private
 from rypsok.protocol.process import (
     binary_mode,
     counters_every_minute,
@@ -117,6 +117,7 @@ async def serve_stdio(
     stdout: IO[bytes] | None = None,
     install_signals: bool = True,
 ) -> None:
+    sdk_private.warn_if_unavailable("stdio")
     server = build_server(core)
     grace_s = shutdown_grace_s(core.config.service.shutdown_ms)
     pending = _Pending()
@@ -127,8 +128,7 @@ async def serve_stdio(
 
     with contextlib.ExitStack() as stack:
         sink = stdout if stdout is not None else stack.enter_context(_claim_stdout())
-        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, write_reader = create_context_streams[SessionMessage](0)
+        (read_writer, read_stream), (write_stream, write_reader) = sdk_private.message_streams()
 
         lines_in, lines_out = anyio.create_memory_object_stream[tuple[bytes | None, bool]](1)
         token = anyio.lowlevel.current_token()

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.bench import load_bench
+from bench import extraction as bench
 
-bench = load_bench("extraction")
 ALL_SETS = ["scrapinghub-aeb", "trafilatura-dev", "wcxb-dev"]
 
 

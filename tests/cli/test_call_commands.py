@@ -17,39 +17,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO, Run, clean_env, cli
 from tests.support import engine_standin, site
-from tests.support.engine_standin import WIKI, Reply, Seen, brave_results, tunnel, wiki_results
+from tests.support.engine_standin import WIKI, Seen, tunnel
+from tests.support.moths import ARTICLE, ca_file, moth_results
+from tests.support.paths import REPO
+from tests.support.run import Run, clean_env, cli
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-ARTICLE = (
-    b"""<!doctype html><html><head><title>Moths at night</title></head><body>
-<nav><a href="/">Home</a></nav><main><article><h1>Moths at night</h1>
-<p>Moths find their way by the moon and the stars, and a lamp confuses them: they circle it
-because they keep it at a fixed angle, as they would keep the moon.</p>
-<p>Most moths fly at night, and many are pollinators of flowers that open after dark.</p>
-"""
-    + b"<p>A moth's wings carry scales that rub off as a fine dust between the fingers.</p>\n" * 8
-    + b"""
-<p>LAST Some moths never eat as adults: they live a few days on what the caterpillar stored.</p>
-</article></main><footer>FOOTER of the site</footer></body></html>"""
-)
-
-
-def _ca_file(tmp_path: Path, ca: object) -> str:
-    path = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(path))  # type: ignore[attr-defined]
-    return str(path)
-
-
-def _answer(seen: Seen) -> Reply:
-    if seen.host == WIKI:
-        return wiki_results(seen, ["Moth", "Lamp"])
-    return brave_results(["https://moths.example/night", "https://lamps.example/"])
 
 
 def _search(tmp_path: Path, *args: str) -> tuple[Run, list[Seen]]:
-    with tunnel(_answer) as standin:
+    with tunnel(moth_results) as standin:
         config = tmp_path / "rypsok.toml"
         config.write_text(
             f'config_version = 1\n[egress]\nproxy = "{standin.url}"\n'
@@ -59,7 +37,7 @@ def _search(tmp_path: Path, *args: str) -> tuple[Run, list[Seen]]:
             encoding="utf-8",
         )
         env = clean_env(
-            SSL_CERT_FILE=_ca_file(tmp_path, engine_standin.CA),
+            SSL_CERT_FILE=ca_file(tmp_path, engine_standin.CA),
             BRAVE_API_KEY="BSA" + "k" * 29,
         )
         run = cli("search", *args, "--config", str(config), env=env)
@@ -103,7 +81,7 @@ def _fetch(tmp_path: Path, *args: str, allow: bool = True) -> Run:
         config = tmp_path / "rypsok.toml"
         rule = '[egress]\nallow = ["127.0.0.1"]\n' if allow else ""
         config.write_text("config_version = 1\n" + rule, encoding="utf-8")
-        env = clean_env(SSL_CERT_FILE=_ca_file(tmp_path, site.CA))
+        env = clean_env(SSL_CERT_FILE=ca_file(tmp_path, site.CA))
         return cli("fetch", s.url("/moths"), *args, "--config", str(config), env=env)
 
 

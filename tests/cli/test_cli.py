@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from rypsok import __version__
-from tests.conftest import EXAMPLES, clean_env, cli
 from tests.support.mcp_lines import HANDSHAKE, answers, lines, request
+from tests.support.paths import EXAMPLES
+from tests.support.run import clean_env, cli
 
 
 def test_req_ops_001_version_prints_to_stdout_and_exits_0() -> None:
@@ -80,20 +81,20 @@ def test_req_err_001_serve_shortens_the_interpreter_switch_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Parsing threads must not hold the event loop off for the default 5 ms a turn:
-    # deadlines are kept by the loop (measured by tools/soak under load).
+    # deadlines are kept by the loop (measured by bench/soak under load).
     import sys
 
     import rypsok.protocol.stdio as stdio
-    from rypsok import servecmd
+    from rypsok.commands import serve
 
     seen: list[float] = []
     monkeypatch.setattr(stdio, "run", lambda _core: seen.append(sys.getswitchinterval()) or 0)
     before = sys.getswitchinterval()
     try:
-        assert servecmd.run_serve(None, "stdio", {}) == 0
+        assert serve.run_serve(None, "stdio", {}) == 0
     finally:
         sys.setswitchinterval(before)
-    assert seen == [servecmd.SWITCH_INTERVAL_S] and seen[0] < before
+    assert seen == [serve.SWITCH_INTERVAL_S] and seen[0] < before
 
 
 # -- serve over stdio reads no caller token ("What rypsok check says"; Deployment) ------------
@@ -161,7 +162,7 @@ def test_issue_18_a_pyz_for_another_machine_says_so_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from rypsok import builtfor
-    from rypsok.cli import main
+    from rypsok.commands.cli import main
 
     marker = tmp_path / "built-for.txt"
     monkeypatch.setattr(builtfor, "BUILT_FOR", marker)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from tests.conftest import cli
-from tests.protocol.http.test_http_harness import TOKEN_A, caller_env, child, config_text
+from tests.support.http_harness import TOKEN_A, caller_env, child, config_text
+from tests.support.run import cli
 
 
 def _free_port() -> int:
@@ -67,6 +67,6 @@ def test_issue_18_probe_asks_in_a_revision_the_server_serves() -> None:
     # (325 ms of imports on every health check): it must stay one the SDK serves.
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from rypsok import probecmd
+    from rypsok.commands import probe
 
-    assert probecmd.MODERN in MODERN_PROTOCOL_VERSIONS
+    assert probe.MODERN in MODERN_PROTOCOL_VERSIONS

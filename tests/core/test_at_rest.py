@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the names of the modules that are loaded.
 _AT_REST = """
 import json, sys
-from rypsok.servecmd import prepare
+from rypsok.commands.serve import prepare
 from rypsok.core.facade import Rypsok
 from rypsok.protocol.server import build_server
 import rypsok.protocol.stdio
@@ -32,8 +32,8 @@ print(json.dumps([before, sorted(sys.modules)]))
 _LOADED_ON_USE = (
     "html5lib",
     "charset_normalizer",
-    "rypsok.core.fetch.html.tree",
-    "rypsok.core.fetch.charset",
+    "rypsok.core.html.tree",
+    "rypsok.core.html.charset",
     "rypsok.core.fetch.pipeline",
     "rypsok.core.search.pipeline",
     "rypsok.core.engines.wikipedia",

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.core.fetch.test_fetch import ARTICLE
-from tests.protocol.http.test_http_harness import (
+from tests.support.fetching import ARTICLE
+from tests.support.http_harness import (
     Served,
     config_text,
     modern_headers,

@@ -41,7 +41,7 @@ NOT_LIMITS = {
     ("pipeline.py", 400),
     ("pipeline.py", 200),
     ("pipeline.py", 300),  # HTTP status classes
-    ("probecmd.py", 200),  # the status a listener that answers gives
+    ("probe.py", 200),  # the status a listener that answers gives
     ("process.py", 32768),  # os.O_BINARY's value on Windows, a flag
     ("noncontent.py", 300),
     ("noncontent.py", 500),

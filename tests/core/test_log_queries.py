@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rypsok.core.privacy import PLACEHOLDER
-from tests.conftest import clean_env, cli
-from tests.core.fetch.test_fetch import ARTICLE
+from tests.support.fetching import ARTICLE
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.run import clean_env, cli
 from tests.support.site import CA, Page, site
 from tests.support.standin import mediawiki
 

@@ -18,11 +18,12 @@ import anyio.to_thread
 import pytest
 
 from rypsok.core import permits as permit_module
-from rypsok.core.fetch.html import tree
-from rypsok.core.fetch.html.tree import ParsedDocument
+from rypsok.core.html import tree
+from rypsok.core.html.tree import ParsedDocument
 from rypsok.core.permits import run_under_permit
-from tests.core.engines.test_duckduckgo import captured_log, core_for
+from tests.support.ddg_core import core_for
 from tests.support.ddg_standin import provider
+from tests.support.logs import captured_log
 
 PERMITS = 2
 

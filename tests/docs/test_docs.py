@@ -1,7 +1,7 @@
 """The documentation is checked, not hoped for (REQ-DOC-002).
 
 - every answer a page shows is what the program answers now: the scenarios of
-  tools/record-examples run again, against the same local stand-ins, and must give the
+  tools/record_examples.py run again, against the same local stand-ins, and must give the
   files of examples/answers/ byte for byte (masked parts aside);
 - every block a page marks as showing a file is that file, and every example file is shown;
 - every example call matches the input schema the program serves with its configuration
@@ -19,15 +19,12 @@ from the pyz is in tests/packaging/test_zipapp.py (it reuses that module's build
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
 import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import jsonschema
@@ -37,24 +34,13 @@ from rypsok.core import limits
 from rypsok.core.config import load, reader
 from rypsok.protocol import tools
 from rypsok.protocol.server import OFFERED
-from tests.conftest import EXAMPLES, REPO, clean_env
+from tests.support.paths import EXAMPLES, REPO
+from tests.support.run import clean_env
+from tools import record_examples as RECORD
 
 DOCS = REPO / "docs"
 
 
-def load_recorder() -> ModuleType:
-    """tools/record-examples as a module (it has no .py suffix: it is a command)."""
-    path = REPO / "tools" / "record-examples"
-    loader = importlib.machinery.SourceFileLoader("record_examples", str(path))
-    spec = importlib.util.spec_from_loader("record_examples", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["record_examples"] = module  # dataclasses look their module up by name
-    loader.exec_module(module)
-    return module
-
-
-RECORD = load_recorder()
 PAGES: list[Path] = RECORD.pages()
 
 
@@ -70,7 +56,7 @@ def _same_as_recorded(fresh: dict[str, str]) -> None:
         recorded = (RECORD.ANSWERS / name).read_text(encoding="utf-8")
         assert text == recorded, (
             f"examples/answers/{name} is not what the program answers now; run "
-            "tools/record-examples, review the diff, and commit it with the change"
+            "python -m tools.record_examples, review the diff, and commit it with the change"
         )
 
 
@@ -141,7 +127,7 @@ def test_req_doc_002_a_marked_block_is_its_file_byte_for_byte(page: Path) -> Non
         assert target.is_file(), f"{page_id(page)} shows {path}, which does not exist"
         assert body == target.read_text(encoding="utf-8"), (
             f"{page_id(page)}: the block marked {path} differs from the file; "
-            "tools/record-examples refreshes the blocks"
+            "python -m tools.record_examples refreshes the blocks"
         )
 
 
@@ -207,9 +193,9 @@ def test_req_doc_002_every_example_file_is_shown_by_a_page() -> None:
 
 
 def _config_of(name: str, tmp_path: Path, extra_env: dict[str, str]) -> Any:
-    from tests.docs.test_examples import _materialize
+    from tests.support.examples import materialize
 
-    path, env = _materialize(EXAMPLES / name, tmp_path)
+    path, env = materialize(EXAMPLES / name, tmp_path)
     return load(str(path), {**env, **extra_env})
 
 
@@ -290,7 +276,7 @@ INSPECTOR_COMMANDS = sorted(HOSTS.glob("inspector*.sh"))
 
 
 def _cli_accepts(args: list[str]) -> None:
-    from rypsok.cli import _parser
+    from rypsok.commands.cli import _parser
 
     try:
         parsed = _parser().parse_args(args)

@@ -10,24 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, REPO, check, clean_env
+from tests.support.examples import materialize
+from tests.support.paths import EXAMPLES, REPO
+from tests.support.run import check, clean_env
 
 CONFIGURATION_PAGE = REPO / "docs" / "configuration.md"
-
-
-def _materialize(example: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """Tutorial 4 reads tokens: give it an environment and a token file of its own."""
-    text = example.read_text(encoding="utf-8")
-    env = clean_env()
-    if "token_file" in text:
-        token = tmp_path / "rypsok-ops"
-        token.write_text("o" * 44)
-        token.chmod(0o600)
-        text = text.replace("/run/secrets/rypsok-ops", str(token))
-        env["RYPSOK_TOKEN_MIMLYS"] = "m" * 44
-    path = tmp_path / example.name
-    path.write_text(text, encoding="utf-8")
-    return path, env
 
 
 def documented_warnings() -> dict[str, list[str]]:
@@ -53,7 +40,7 @@ def test_req_doc_002_the_docs_list_every_example_configuration() -> None:
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
 def test_req_doc_002_example_configuration_passes_check(example: Path, tmp_path: Path) -> None:
-    path, env = _materialize(example, tmp_path)
+    path, env = materialize(example, tmp_path)
     run = check(path, env)
     assert run.code == 0, run.err
     expected = documented_warnings().get(example.name)

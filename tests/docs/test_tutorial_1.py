@@ -5,24 +5,16 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import EXAMPLES, cli
+from tests.support.examples import tutorial_1_config
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.paths import EXAMPLES
+from tests.support.run import cli
 from tests.support.standin import mediawiki
-
-
-def config_for(base_url: str) -> str:
-    # Tutorial 1's file, with the engine pointed at the stand-in. The stand-in's result
-    # URLs are on 127.0.0.1, which web_fetch refuses unless an allow rule admits it.
-    return (
-        'config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n'
-        '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general", "science"]\n'
-        f'base_url = "{base_url}"\n'
-    )
 
 
 def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) -> None:
     with mediawiki() as wiki:
-        path = write_config(config_for(wiki["base_url"]))
+        path = write_config(tutorial_1_config(wiki["base_url"]))
         # The tutorial's own file, piped as the tutorial pipes it.
         run = cli(
             "serve", "--config", str(path), stdin=(EXAMPLES / "first-search.jsonl").read_bytes()
@@ -45,7 +37,7 @@ def test_tutorial_1_piped_file_gives_two_answer_lines_and_exits(write_config) ->
 
 
 def test_req_obs_005_engine_failure_is_logged_with_engine_and_class(write_config) -> None:
-    path = write_config(config_for("http://127.0.0.1:9/w"))  # nothing listens on port 9
+    path = write_config(tutorial_1_config("http://127.0.0.1:9/w"))  # nothing listens on port 9
     run = cli(
         "serve", "--config", str(path), stdin=lines(call(1, "web_search", {"query": "zebracorn"}))
     )
@@ -66,7 +58,7 @@ def test_req_ops_002_end_of_input_aborts_what_is_still_running_after_shutdown_ms
 
     with mediawiki(delay_s=8) as wiki:
         path = write_config(
-            config_for(wiki["base_url"]) + "[service]\nshutdown_ms = 500\n"
+            tutorial_1_config(wiki["base_url"]) + "[service]\nshutdown_ms = 500\n"
             "[search]\ndeadline_ms = 10000\nengine_timeout_ms = 9000\n"
         )
         started = time.monotonic()

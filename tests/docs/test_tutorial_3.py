@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import EXAMPLES, clean_env, cli
-from tests.core.fetch.test_fetch import ARTICLE, BOOK_CONTENT
+from tests.support.fetching import ARTICLE, BOOK_CONTENT
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.paths import EXAMPLES
+from tests.support.run import clean_env, cli
 from tests.support.site import CA, Page, site
 
 

@@ -15,14 +15,16 @@ from typing import Any
 import anyio
 
 from rypsok.core.config import load
-from rypsok.core.engines.circuit import Circuit
 from rypsok.core.engines.duckduckgo import ADMISSION
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.facade import Rypsok
 from rypsok.core.net.client import user_agent
-from tests.conftest import EXAMPLES, FakeClock, check, clean_env, cli
+from rypsok.core.store.local.circuit import Circuit
+from rypsok.core.store.local.provider import ProviderLimiter
+from tests.support.clock import FakeClock
 from tests.support.ddg_standin import DDG, WIKI, Provider, Reply, client_tls, page, provider
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.paths import EXAMPLES
+from tests.support.run import check, clean_env, cli
 
 TUTORIAL = EXAMPLES / "tutorial-5.toml"
 # The sentence of Tutorial 5, step 1, word for word.
@@ -63,7 +65,7 @@ def in_process(
         core.store.limiters["ddg"] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
     clock = FakeClock(1000.0)
     r = core.config.resilience
-    core.health.get("ddg").circuit = Circuit(
+    core.store.circuits["ddg"] = Circuit(  # type: ignore[attr-defined]
         r.failures_to_open, r.first_cooldown_s, r.max_cooldown_s, clock
     )
     return core, clock

@@ -32,8 +32,8 @@ from typing import Any
 import pytest
 
 from rypsok.core import limits
-from tests.e2e.replicas import Answer, Engines, Replica, base_env, call, engines, replicas
 from tests.support.redis import RedisServer, redis_server
+from tests.support.replicas import Answer, Engines, Replica, base_env, call, engines, replicas
 
 TOKEN_A = "a" * 24 + "-token-of-mimlys-0123456789"
 TOKEN_B = "b" * 24 + "-token-of-ops-00000000000000"

@@ -48,8 +48,8 @@ PARSERS: dict[str, tuple[str, str]] = {
     "a provider's JSON answer: Wikipedia": ("wikipedia_json", "wikipedia.WikipediaDriver.parse"),
     "a provider's JSON answer: Brave": ("brave_json", "brave.BraveDriver.parse"),
     "the Retry-After value": ("retry_after", "delay_seconds"),
-    "the charset header value: fetch": ("charset_header", "pipeline._declared_charset"),
-    "the charset header value: scraping": ("charset_header", "duckduckgo._declared_charset"),
+    "the charset header value": ("charset_header", "mediatype.charset"),
+    "the media type of a fetched page": ("charset_header", "pipeline._media_kind"),
 }
 
 

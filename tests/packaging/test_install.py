@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clean_env
 from tests.support.paths import REPO
+from tests.support.run import clean_env
 
 SOURCE = ("rypsok", "pyproject.toml", "README.md", "LICENSE", "LICENSE-MIT", "LICENSE-APACHE")
 # Not the lock's 3.5.3: an environment that needs an older release of a shared package.

@@ -12,39 +12,26 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import importlib.util
 import re
 import shlex
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import rypsok
 from rypsok.core import limits
-from tests.conftest import check, clean_env
 from tests.support.paths import REPO
+from tests.support.pyz import bz
+from tests.support.run import check, clean_env
 
 DEPLOY = REPO / "deploy"
 CONFIG_PATH = "/etc/rypsok/rypsok.toml"
 PYZ_PATH = "/opt/rypsok/rypsok.pyz"
 MEMORY_MAX_MIB = limits.default("LIM-M5")
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
-
-
-def _load_build_zipapp() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_zipapp", REPO / "build_zipapp.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_zipapp"] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-bz = _load_build_zipapp()
 
 
 # ---------------------------------------------------------------------------
@@ -390,7 +377,7 @@ def test_req_rust_002_foreign_platform_pyz_carries_that_platform_wheels(tmp_path
     assert not any("rpds" in n for n in modules)
     assert set(machines.values()) == {183}, machines
     assert all("cpython-312-aarch64" in n or n.endswith(".abi3.so") for n in modules)
-    assert "site-packages/rypsok/cli.py" in names
+    assert "site-packages/rypsok/commands/cli.py" in names
     # Run here (another CPU, maybe another CPython), it says so in one line, exit 1,
     # before anything compiled is imported (issue 18, bad input).
     run = subprocess.run(
@@ -606,7 +593,7 @@ def test_issue_18_the_image_checks_its_health_with_probe() -> None:
 
 
 def rypsok_cli_commands() -> set[str]:
-    from rypsok.cli import _parser
+    from rypsok.commands.cli import _parser
 
     actions = [a for a in _parser()._actions if a.dest == "command"]
     return set(actions[0].choices or ())

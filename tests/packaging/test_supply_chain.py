@@ -5,8 +5,8 @@ the locked versions, and tools/test runs the vulnerability audit
 
 Nothing here reaches the network: the audit's own network step runs in
 tools/test; here its decisions are checked on made-up pip-audit reports and
-PyPI records. The pyz is the one tests/packaging/test_zipapp.py builds (one build per
-session, shared), so in a full run this module adds no build.
+PyPI records. The pyz is the one tests/support/pyz.py builds for test_zipapp.py too (one
+build per session, shared), so in a full run this module adds no build.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import rypsok
-from tests.packaging.test_release import bz
-from tests.packaging.test_zipapp import built_pyz
 from tests.support.paths import REPO
+from tests.support.pyz import built_pyz, bz
 
 LOCK = REPO / "requirements.lock"
 TEST_LOCK = REPO / "requirements-test.lock"
@@ -50,8 +49,8 @@ def _load_tool(name: str) -> ModuleType:
     return module
 
 
+licenses = _load_tool("licenses")  # first: audit imports it by its name, as its sibling
 audit = _load_tool("audit")
-licenses = _load_tool("licenses")
 
 
 # -- reading the locks, independently of the tools ------------------------------------------

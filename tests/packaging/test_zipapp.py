@@ -25,10 +25,10 @@ import pytest
 
 import rypsok
 from tests.support.paths import REPO
+from tests.support.pyz import REDIS_PYZ, built_pyz, built_redis_pyz
 
 pytestmark = pytest.mark.slow
 
-BUILD_TIMEOUT_S = 300
 RUN_TIMEOUT_S = 120
 
 
@@ -58,39 +58,6 @@ def _base_python() -> str:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _build(out: Path, *options: str) -> Path:
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "build_zipapp.py"), *options, "--out", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        check=False,
-    )
-    assert proc.returncode == 0, f"build_zipapp.py failed:\n{proc.stderr}"
-    return out / "rypsok.pyz"
-
-
-# One build per name per test session, shared with the modules that import
-# built_pyz (tests/packaging/test_supply_chain.py reads the dist-infos of "build-a").
-_BUILT: dict[str, Path] = {}
-# The build that also writes the redis kind beside the plain file.
-_OPTIONS = {"build-a": ("--with", "redis")}
-REDIS_PYZ = "rypsok-redis.pyz"
-
-
-def built_pyz(tmp_path_factory: pytest.TempPathFactory, name: str = "build-a") -> Path:
-    """rypsok.pyz of the named build (built once per session)."""
-    if name not in _BUILT:
-        _BUILT[name] = _build(tmp_path_factory.mktemp(name), *_OPTIONS.get(name, ()))
-    return _BUILT[name]
-
-
-def built_redis_pyz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """rypsok-redis.pyz, written beside build-a's rypsok.pyz by the same run."""
-    return built_pyz(tmp_path_factory, "build-a").parent / REDIS_PYZ
 
 
 @pytest.fixture(scope="module")
@@ -218,8 +185,8 @@ def test_req_doc_002_tutorial_1_runs_end_to_end_from_the_pyz(
 ) -> None:
     """Tutorial 1 as a reader with only the pyz follows it: `check`, then the piped
     first-search.jsonl, against the stand-in the recorded answers came from (the same code
-    as tools/record-examples). Both must be what the tutorial shows."""
-    from tests.docs.test_docs import RECORD
+    as tools/record_examples.py). Both must be what the tutorial shows."""
+    from tools import record_examples as RECORD
 
     command = [_base_python(), str(two_builds[0])]
     env = {"SHIV_ROOT": str(tmp_path / "shiv")}
@@ -248,7 +215,7 @@ def test_req_perf_005_the_pyz_carries_byte_code_for_its_interpreter(
     tag = f"cpython-{sys.version_info.major}{sys.version_info.minor}"
     with zipfile.ZipFile(first) as archive:
         names = set(archive.namelist())
-        for module in ("rypsok/cli", "rypsok/core/facade", "mcp/server/lowlevel/server"):
+        for module in ("rypsok/commands/cli", "rypsok/core/facade", "mcp/server/lowlevel/server"):
             head, _, stem = module.rpartition("/")
             pyc = f"site-packages/{head}/__pycache__/{stem}.{tag}.pyc"
             assert pyc in names, pyc
@@ -308,9 +275,9 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
 ) -> None:
     """The paths a trace of a bare session does not reach: a page parsed (html5lib,
     charset detection) and engines asked, from the pyz, through the call commands."""
-    from tests.cli.test_call_commands import ARTICLE, _answer, _ca_file
     from tests.support import engine_standin, site
     from tests.support.engine_standin import tunnel
+    from tests.support.moths import ARTICLE, ca_file, moth_results
 
     env_base = {"PATH": os.defpath, "HOME": str(tmp_path), "SHIV_ROOT": str(tmp_path / "shiv")}
 
@@ -339,17 +306,17 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
     ) as s:
         config = tmp_path / "fetch.toml"
         config.write_text('config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n')
-        env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, site.CA)}
+        env = {**env_base, "SSL_CERT_FILE": ca_file(tmp_path, site.CA)}
         for path, want in (("/moths", "pollinators of flowers"), ("/latin", "crème brûlée")):
             run = call(env, "fetch", s.url(path), "--config", str(config))
             assert run.returncode == 0 and want in run.stdout, run.stderr
-    with tunnel(_answer) as standin:
+    with tunnel(moth_results) as standin:
         config = tmp_path / "search.toml"
         config.write_text(
             f'config_version = 1\n[egress]\nproxy = "{standin.url}"\n'
             '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\n'
         )
-        env = {**env_base, "SSL_CERT_FILE": _ca_file(tmp_path, engine_standin.CA)}
+        env = {**env_base, "SSL_CERT_FILE": ca_file(tmp_path, engine_standin.CA)}
         run = call(env, "search", "moths", "--json", "--config", str(config))
     assert run.returncode == 0, run.stderr
     assert "https://en.wikipedia.org/wiki/Moth" in run.stdout

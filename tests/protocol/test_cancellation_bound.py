@@ -35,9 +35,12 @@ from rypsok.core import limits, telemetry
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.protocol.stdio import serve_stdio
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
+    LEGACY,
     Served,
     config_text,
+    legacy_headers,
+    legacy_initialize,
     modern_headers,
     parse,
     post,
@@ -48,7 +51,6 @@ from tests.protocol.http.test_http_harness import (
     tool_call,
     wiki_engine,
 )
-from tests.protocol.http.test_http_listener import LEGACY, _initialize, _legacy_headers
 from tests.support.mcp_lines import HANDSHAKE, call, lines
 from tests.support.site import CA
 
@@ -354,10 +356,10 @@ def _modern_next() -> tuple[dict[str, Any], dict[str, str]]:
 
 def _session(server: Served) -> dict[str, str]:
     """The headers of the requests within a new handshake session (2025-11-25)."""
-    opened = post(server.port, _initialize(), _legacy_headers())
+    opened = post(server.port, legacy_initialize(), legacy_headers())
     assert opened.status == 200
     session = opened.headers["mcp-session-id"]
-    return _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY})
+    return legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY})
 
 
 # The outcome the call event and the counters give a call its host cut short (the
@@ -373,6 +375,7 @@ def _search_outcomes(server: Served) -> list[Any]:
     return logged
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_007_http_closed_stream_closes_the_engine_connection_within_lim_o2(
     tmp_path: Path,
 ) -> None:
@@ -388,6 +391,7 @@ def test_req_mcp_007_http_closed_stream_closes_the_engine_connection_within_lim_
     assert_within_lim_o2(elapsed)
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_007_http_handshake_closed_stream_closes_the_engine_connection_within_lim_o2(
     tmp_path: Path,
 ) -> None:
@@ -415,6 +419,7 @@ def _stream_messages(reply: Any) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_007_http_handshake_cancelled_call_gets_no_further_message(
     tmp_path: Path,
 ) -> None:

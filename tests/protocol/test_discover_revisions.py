@@ -17,8 +17,7 @@ from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from tests.conftest import cli
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
     ACCEPT_BOTH,
     MODERN,
     config_text,
@@ -29,6 +28,7 @@ from tests.protocol.http.test_http_harness import (
     sse_json,
 )
 from tests.support.mcp_lines import answers, lines, request
+from tests.support.run import cli
 
 # The SDK's handshake-based revisions, newest first after the stateless one.
 ALL_SERVED = [MODERN, *sorted(HANDSHAKE_PROTOCOL_VERSIONS, reverse=True)]

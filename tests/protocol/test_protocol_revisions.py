@@ -39,8 +39,7 @@ import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from rypsok.core import limits
-from tests.conftest import REPO, clean_env
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
     ACCEPT_BOTH,
     Served,
     config_text,
@@ -49,6 +48,8 @@ from tests.protocol.http.test_http_harness import (
     served,
     sse_json,
 )
+from tests.support.paths import REPO
+from tests.support.run import clean_env
 
 REVISIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 # MCP-Protocol-Version on requests after the handshake came with 2025-06-18.
@@ -86,7 +87,7 @@ STDIO_CONFIG = (
 WRAPPER = """
 import os, sys
 from rypsok.core import facade
-from rypsok.cli import main
+from rypsok.commands.cli import main
 original = facade.Rypsok.status
 async def status(self, *args, **kwargs):
     print("STRAY-PRINT", flush=True)

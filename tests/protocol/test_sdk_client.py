@@ -11,8 +11,9 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.conftest import REPO, clean_env
-from tests.docs.test_tutorial_1 import config_for
+from tests.support.examples import tutorial_1_config
+from tests.support.paths import REPO
+from tests.support.run import clean_env
 from tests.support.standin import mediawiki
 
 
@@ -47,7 +48,7 @@ async def _session(config: Path, modern: bool) -> dict[str, Any]:
 def _run(tmp_path: Path, modern: bool) -> dict[str, Any]:
     with mediawiki() as wiki:
         config = tmp_path / "c.toml"
-        config.write_text(config_for(wiki["base_url"]))
+        config.write_text(tutorial_1_config(wiki["base_url"]))
 
         async def go() -> dict[str, Any]:
             with anyio.fail_after(60):

@@ -16,8 +16,9 @@ import anyio
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.protocol.stdio import serve_stdio
-from tests.conftest import REPO, clean_env, cli
 from tests.support.mcp_lines import HANDSHAKE, answers, call, lines, request
+from tests.support.paths import REPO
+from tests.support.run import clean_env, cli
 
 
 def test_req_mcp_002_piped_file_gets_every_answer_and_stdout_only_protocol() -> None:
@@ -209,11 +210,11 @@ def test_req_ops_002_end_of_input_exits_within_shutdown_ms() -> None:
 
 
 def test_req_mcp_007_notifications_cancelled_ends_the_call_with_no_response(write_config) -> None:
-    from tests.docs.test_tutorial_1 import config_for
+    from tests.support.examples import tutorial_1_config
     from tests.support.standin import mediawiki
 
     with mediawiki(delay_s=5) as wiki:
-        path = write_config(config_for(wiki["base_url"]))
+        path = write_config(tutorial_1_config(wiki["base_url"]))
         proc = subprocess.Popen(
             [sys.executable, "-m", "rypsok", "serve", "--config", str(path)],
             stdin=subprocess.PIPE,

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO, clean_env
-from tests.docs.test_tutorial_1 import config_for
+from tests.support.examples import tutorial_1_config
 from tests.support.mcp_lines import call, lines
+from tests.support.paths import REPO
+from tests.support.run import clean_env
 from tests.support.standin import mediawiki
 
 SHUTDOWN_MS = 500  # the least LIM-O1 allows: the test stays short
@@ -31,7 +31,8 @@ SLOW_CONFIG = (
 )
 
 # `rypsok serve` behind a system resolver that never answers (a stuck DNS server): a test
-# cannot make the real one hang, and this one never asks the network.
+# cannot make the real one hang, and this one never asks the network. Run with -c in the
+# repository, so that it imports this tree's rypsok, as `python -m rypsok` there does.
 HUNG_RESOLVER = """
 import os, socket, sys, time
 
@@ -41,8 +42,7 @@ def hung(*args, **kwargs):
     raise socket.gaierror(socket.EAI_AGAIN, "no answer")
 
 socket.getaddrinfo = hung
-sys.path.insert(0, sys.argv.pop(1))  # this tree's rypsok, as `python -m rypsok` in it
-from rypsok.cli import main
+from rypsok.commands.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -107,7 +107,7 @@ def test_stdio_eof_under_load_exits_within_shutdown_ms(write_config: Any) -> Non
     # input ends on a busy machine. The interpreter's teardown after serving (about 0.3 s
     # of CPU) took 2-3 s of it here and held the exit that long.
     with mediawiki(delay_s=SLOW_ENGINE_S) as wiki:
-        path = write_config(config_for(wiki["base_url"]) + SLOW_CONFIG)
+        path = write_config(tutorial_1_config(wiki["base_url"]) + SLOW_CONFIG)
         proc = _serve([sys.executable, "-m", "rypsok", "serve", "--config", str(path)])
         assert proc.stdin is not None and proc.stdout is not None
         searches = (call(i, "web_search", {"query": f"q{i}"}) for i in range(1, IN_FLIGHT + 1))
@@ -130,17 +130,13 @@ def test_stdio_eof_under_load_exits_within_shutdown_ms(write_config: Any) -> Non
     assert first["result"]["isError"] is False
 
 
-def test_stdio_eof_exits_within_shutdown_ms_while_a_name_lookup_hangs(
-    write_config: Any, tmp_path: Path
-) -> None:
+def test_stdio_eof_exits_within_shutdown_ms_while_a_name_lookup_hangs(write_config: Any) -> None:
     # A fetch whose host name never resolves: the lookup runs in the event loop's own
     # thread pool, which the loop joined on its way out, so the exit waited for the
     # resolver to give up (30 s here) instead of shutdown_ms.
     path = write_config(f'config_version = 1\n[egress]\nallow = ["hung.example"]\n{SLOW_CONFIG}')
-    script = tmp_path / "hung_resolver.py"
-    script.write_text(HUNG_RESOLVER)
     proc = _serve(
-        [sys.executable, str(script), str(REPO), "serve", "--config", str(path)],
+        [sys.executable, "-c", HUNG_RESOLVER, "serve", "--config", str(path)],
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None

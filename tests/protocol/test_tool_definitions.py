@@ -12,9 +12,8 @@ from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.protocol import tools
 from rypsok.protocol.server import OFFERED, list_tools_result
-from tests.conftest import EXAMPLES
-from tests.docs.test_examples import _materialize
-from tests.support.paths import FIXTURES
+from tests.support.examples import materialize
+from tests.support.paths import EXAMPLES, FIXTURES
 
 PINNED = FIXTURES / "protocol" / "tools-list.json"
 
@@ -35,7 +34,7 @@ def test_req_mcp_008_whole_tool_list_is_pinned_at_the_defaults() -> None:
 def test_req_mcp_008_definitions_within_lim_i1_for_every_example(
     example: Path, tmp_path: Path
 ) -> None:
-    path, env = _materialize(example, tmp_path)
+    path, env = materialize(example, tmp_path)
     config = load(str(path), dict(env, BRAVE_API_KEY="k"))
     definitions = tools.definitions(config, (*OFFERED, "web_fetch"))
     assert tools.budget_characters(definitions) <= limits.default("LIM-I1")
@@ -143,7 +142,7 @@ def test_issue_20_time_range_is_offered_only_when_an_active_engine_honours_it() 
 def test_issue_20_a_language_list_over_the_budget_is_refused_by_check_naming_the_key(
     tmp_path: Path,
 ) -> None:
-    from tests.conftest import cli
+    from tests.support.run import cli
 
     tags = ", ".join(f'"{a}{b}"' for a in "abcdefgh" for b in "abcd")  # 32 tags
     path = tmp_path / "many.toml"

@@ -25,8 +25,8 @@ import pytest
 from jsonschema.validators import validator_for
 
 from rypsok.core import limits
-from tests.core.fetch.test_fetch import ARTICLE
-from tests.protocol.http.test_http_harness import (
+from tests.support.fetching import ARTICLE
+from tests.support.http_harness import (
     Served,
     config_text,
     envelope,

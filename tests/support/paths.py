@@ -7,3 +7,4 @@ from pathlib import Path
 # tests/support/paths.py: two folders below the repository's root.
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
+EXAMPLES = REPO / "examples"

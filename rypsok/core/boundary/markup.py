@@ -26,10 +26,10 @@ import re
 from html.entities import html5 as _HTML5_ENTITIES
 from typing import Final
 
-from rypsok.core.fetch.html.vocabulary import HIDDEN_IN_SNIPPETS, SNIPPET_WORD_BREAKS
+from rypsok.core.html.vocabulary import HIDDEN_IN_SNIPPETS, SNIPPET_WORD_BREAKS
 
 # The end tag of each element whose content the scanner skips (the set and why
-# it is that set: fetch/html/vocabulary.py).
+# it is that set: html/vocabulary.py).
 _HIDDEN_END: Final = {
     name: re.compile(r"</" + name + r"(?=[\s/>]|\Z)", re.IGNORECASE | re.ASCII)
     for name in HIDDEN_IN_SNIPPETS

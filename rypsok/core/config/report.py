@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from rypsok.core import limits
-from rypsok.core.config.memory import MemoryEstimate, estimate
+from rypsok.core.config.estimate import MemoryEstimate, estimate
 from rypsok.core.config.settings import Config, EngineSettings, StoreSettings
 from rypsok.core.net.failure import FAILURE_KINDS, failure_sentence
 from rypsok.core.net.hostname import is_loopback_url
@@ -148,7 +148,9 @@ def lines(config: Config) -> list[str]:
         f"bind={h.bind} callers={len(h.callers)} legacy_revisions={_flag(h.legacy_revisions)} "
         f"max_connections={h.max_connections} max_request_bytes={h.max_request_bytes} "
         f"idle_timeout_s={h.idle_timeout_s} max_streams={h.max_streams} "
-        f"request_timeout_s={h.request_timeout_s} max_sessions={h.max_sessions}; "
+        f"request_timeout_s={h.request_timeout_s} max_sessions={h.max_sessions} "
+        # This build's own key: the lane past the SDK's transport (issue 32).
+        f"fast_lane={_flag(h.fast_lane)}; "
         # This build's own: it serves HTTP/1.1 alone (clarifications, LIM-H4).
         "HTTP/1.1 only: HTTP/2 is not served, so max_streams bounds nothing"
     )

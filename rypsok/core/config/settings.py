@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from rypsok.core import limits
+from rypsok.core.config.admission import CATEGORIES, Admission, Endpoint
 from rypsok.core.config.secrets import Secret
-from rypsok.core.engines.admission import CATEGORIES, Admission, Endpoint
 from rypsok.core.model import DisabledReason
 from rypsok.core.net.proxy import Proxy as Proxy  # its home is net/; here for readers
 from rypsok.core.net.rules import Rule
@@ -43,6 +43,8 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...]
     allowed_origins: tuple[str, ...]
     legacy_revisions: bool
+    # The lane past the SDK's transport and its session hooks (protocol/sdk_private.py).
+    fast_lane: bool
     max_connections: int
     max_request_bytes: int
     idle_timeout_s: int

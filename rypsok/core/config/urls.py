@@ -6,49 +6,27 @@ expected form; the caller words the problem without repeating the text.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from urllib.parse import urlsplit
 
 from rypsok.core import limits
-from rypsok.core.net.hostname import HostNameError, is_loopback_host, literal_address, to_ascii
+from rypsok.core.net import authority
+from rypsok.core.net.hostname import is_loopback_host, literal_address
 
-_PORT = re.compile(r"[0-9]{1,5}")
 _PRINTABLE = re.compile(r"[\x21-\x7e]+")
-
-
-def _port(text: str, *, zero: bool = False) -> int | None:
-    if not _PORT.fullmatch(text):
-        return None
-    value = int(text)
-    return value if (0 if zero else 1) <= value <= 65535 else None
-
-
-def _host(text: str) -> str | None:
-    """A host name in ASCII form, or an IP literal (IPv6 in brackets)."""
-    if text.startswith("["):
-        address = literal_address(text)
-        return f"[{address.compressed}]" if address is not None and address.version == 6 else None
-    try:
-        return str(ipaddress.IPv4Address(text))
-    except ValueError:
-        pass
-    try:
-        return to_ascii(text)
-    except HostNameError:
-        return None
 
 
 def parse_bind(text: str) -> str | None:
     """An address and port (port 0 picks a free one); 'localhost' means 127.0.0.1."""
-    host, sep, port = text.rpartition(":")
-    number = _port(port, zero=True)
-    if not sep or number is None:
+    parts = authority.split(text)
+    if parts is None or parts.userinfo is not None or parts.port is None:
         return None
-    if host == "localhost":
-        host = "127.0.0.1"
-    address = literal_address(host)
-    if address is None or (address.version == 6 and not host.startswith("[")):
+    number = authority.port_number(parts.port)
+    if number is None:
+        return None
+    host = authority.strict_host("127.0.0.1" if parts.host == "localhost" else parts.host)
+    address = None if host is None else literal_address(host)
+    if address is None:
         return None
     shown = f"[{address.compressed}]" if address.version == 6 else address.compressed
     return f"{shown}:{number}"
@@ -56,21 +34,10 @@ def parse_bind(text: str) -> str | None:
 
 def parse_allowed_host(text: str) -> str | None:
     """A Host header value the listener accepts: host or host:port, lower-cased."""
-    text = text.strip().lower()
-    if text.startswith("["):
-        end = text.find("]")
-        host, rest = text[: end + 1], text[end + 1 :]
-    else:
-        host, _, port = text.partition(":")
-        rest = f":{port}" if _ else ""
-    normal = _host(host)
-    if normal is None:
+    found = authority.parse_strict(text.strip().lower())
+    if found is None:
         return None
-    if rest:
-        if not rest.startswith(":") or _port(rest[1:]) is None:
-            return None
-        return f"{normal}{rest}"
-    return normal
+    return found.host if found.port is None else f"{found.host}:{found.port}"
 
 
 def parse_origin(text: str) -> str | None:
@@ -104,17 +71,15 @@ def parse_proxy(text: str) -> tuple[str, int] | None:
     """An HTTP CONNECT proxy, http://host:port, without credentials or a path."""
     try:
         parts = urlsplit(text)
-        port = parts.port
     except ValueError:
         return None
-    if parts.scheme != "http" or parts.username is not None or parts.password is not None:
+    if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.fragment:
         return None
-    if parts.path not in ("", "/") or parts.query or parts.fragment or not parts.hostname:
+    found = _url_authority(parts.netloc)
+    if found is None:
         return None
-    host = _host(f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname)
-    if host is None:
-        return None
-    return host.strip("[]"), port or 80
+    host, port = found
+    return host.strip("[]"), 80 if port is None else port
 
 
 def parse_base_url(text: str, http_anywhere: bool = False) -> str | None:
@@ -124,18 +89,31 @@ def parse_base_url(text: str, http_anywhere: bool = False) -> str | None:
         return None
     try:
         parts = urlsplit(text)
-        port = parts.port
     except ValueError:
         return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parts.scheme not in ("http", "https") or parts.query or parts.fragment:
         return None
-    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+    found = _url_authority(parts.netloc)
+    if found is None:
         return None
-    hostname = parts.hostname
-    host = _host(f"[{hostname}]" if ":" in hostname else hostname)
-    if host is None:
-        return None
+    host, port = found
     if parts.scheme == "http" and not http_anywhere and not is_loopback_host(host):
         return None
     netloc = host if port is None else f"{host}:{port}"
     return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def _url_authority(netloc: str) -> tuple[str, int | None] | None:
+    """Host (comparable form, IPv6 in brackets) and port of a configured URL's authority:
+    no user information, a port of any number of digits (an empty one is the default)
+    but never 0."""
+    parts = authority.split(netloc)
+    if parts is None or parts.userinfo is not None:
+        return None
+    host = authority.strict_host(parts.host)
+    if host is None:
+        return None
+    if not parts.port:
+        return host, None
+    port = authority.port_number(parts.port, lenient=True)
+    return None if port is None or port == 0 else (host, port)

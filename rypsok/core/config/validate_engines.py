@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rypsok.core.config import admission as records
 from rypsok.core.config import secrets
+from rypsok.core.config.admission import CATEGORIES, Endpoint
 from rypsok.core.config.positions import Path, hidden_reason, render, shown
 from rypsok.core.config.problems import Problem, describe
 from rypsok.core.config.reader import IDENTIFIER, MISSING, Reader, Table
@@ -16,8 +18,6 @@ from rypsok.core.config.urls import (
     parse_base_url,
 )
 from rypsok.core.config.validate_service import NOT_A_VARIABLE
-from rypsok.core.engines import admission as records
-from rypsok.core.engines.admission import CATEGORIES, Endpoint
 
 SCRAPING_REFUSED = (
     'type "{driver}" scrapes a human-facing interface; it runs only with '

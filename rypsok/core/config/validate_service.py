@@ -26,6 +26,7 @@ from rypsok.core.config.urls import (
     parse_contact,
     parse_origin,
 )
+from rypsok.core.net import authority
 from rypsok.core.net.hostname import is_loopback_host
 
 L = limits.get
@@ -60,6 +61,7 @@ def _http(
             "allowed_hosts",
             "allowed_origins",
             "legacy_revisions",
+            "fast_lane",
             "max_connections",
             "max_request_bytes",
             "idle_timeout_s",
@@ -77,8 +79,9 @@ def _http(
         "an address and port such as 127.0.0.1:8737 or [::1]:8737",
         parse_bind,
     )
-    host, _, port = bind.rpartition(":")
-    bind_host = host.strip("[]")
+    bound = authority.split_host_port(bind)  # parse_bind's form: host:port, IPv6 in brackets
+    assert bound is not None and bound.port is not None
+    bind_host, port = bound.host.strip("[]"), bound.port
     hosts = _normalized_list(
         r, raw, path, "allowed_hosts", "a host name or host:port", parse_allowed_host
     )
@@ -91,6 +94,7 @@ def _http(
         parse_origin,
     )
     legacy = r.boolean(raw, path, "legacy_revisions", True)
+    fast_lane = r.boolean(raw, path, "fast_lane", True)
     max_connections = r.integer(raw, path, "max_connections", L("LIM-H1"))
     max_request_bytes = r.integer(raw, path, "max_request_bytes", L("LIM-H2"))
     idle = r.integer(raw, path, "idle_timeout_s", L("LIM-H3"))
@@ -127,6 +131,7 @@ def _http(
         allowed_hosts=tuple(hosts),
         allowed_origins=tuple(origins),
         legacy_revisions=legacy,
+        fast_lane=fast_lane,
         max_connections=max_connections,
         max_request_bytes=max_request_bytes,
         idle_timeout_s=idle,

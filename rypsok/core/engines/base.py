@@ -1,7 +1,8 @@
 """What every driver declares about its provider, and the contract every driver keeps.
 
-The admission records live in engines/admission.py (re-exported here); the shared stages
-(configuration, selection, limits, cache) read them and never name a provider themselves.
+The admission records live in config/admission.py, a query and a result in
+store/values.py (both re-exported here); the shared stages (configuration, selection,
+limits, cache) read the records and never name a provider themselves.
 `Driver` is the contract between the search pipeline and a driver;
 the helpers at the end are the parts of parsing that every API driver needs alike.
 """
@@ -9,53 +10,22 @@ the helpers at the end are the parts of parsing that every API driver needs alik
 from __future__ import annotations
 
 import datetime as _dt
-import email.utils
 import json
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import quote
 
-# Re-exported: the records are their own module, which the configuration reads alone.
-from rypsok.core import limits
-from rypsok.core.config.settings import SafeSearch
-from rypsok.core.engines.admission import CATEGORIES as CATEGORIES
-from rypsok.core.engines.admission import Admission as Admission
+# Re-exported: the records are their own module, which the configuration reads alone;
+# a query and a result are values the store keeps too, so they live below it.
+from rypsok.core.config.admission import CATEGORIES as CATEGORIES
+from rypsok.core.config.admission import Admission as Admission
 from rypsok.core.model import ENGINE_ERROR_CLASSES, QuerySkipReason
 from rypsok.core.net.failure import FailureKind
-
-
-@dataclass(frozen=True, slots=True)
-class EngineQuery:
-    """One engine's share of a search, after validation and the secret check."""
-
-    query: str = field(repr=False)  # never in a repr that might reach a log
-    category: str
-    language: str  # a configured language tag, e.g. "en", "pt-BR"
-    region: str  # two uppercase letters, e.g. "US"
-    safe_search: SafeSearch
-    time_range: str | None  # day, week, month, year
-    count: int  # results requested (LIM-S3)
-    # What rypsok waits for one engine request (LIM-S5): a metasearch instance is told to
-    # give up on its own upstreams before then.
-    engine_timeout_ms: int = limits.default("LIM-S5")
-
-
-@dataclass(frozen=True, slots=True)
-class RawResult:
-    """One result as the provider gave it; the pipeline cleans and bounds it."""
-
-    url: str
-    title: str
-    snippet: str
-    date: str | None = None  # YYYY-MM-DD when the provider supplied one
-    markup: bool = True  # title/snippet may carry markup and entities
-    # A metasearch provider's own upstream engines that gave the result, as names its
-    # driver checked against a strict shape: shown only with attribution.
-    sources: tuple[str, ...] = ()
+from rypsok.core.store.values import EngineQuery as EngineQuery
+from rypsok.core.store.values import RawResult as RawResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,32 +234,3 @@ def date_part(value: object) -> str | None:
     except ValueError:
         return None
     return f"{match[1]}-{match[2]}-{match[3]}"
-
-
-_SECONDS = re.compile(r"\d{1,10}")
-
-
-def delay_seconds(value: str | None, now: float | None = None) -> float | None:
-    """Seconds from a Retry-After value: delta-seconds or an HTTP-date (RFC 9110 10.2.3).
-
-    A list ("1, 1419704", as rate-limit headers send one number per window) gives its first
-    number. None when the value says nothing usable.
-    """
-    if value is None:
-        return None
-    first = value.split(",", 1)[0].strip()
-    if _SECONDS.fullmatch(first):
-        return float(first)
-    return _seconds_until(value.strip(), time.time() if now is None else now)
-
-
-def _seconds_until(http_date: str, now: float) -> float | None:
-    try:
-        when = email.utils.parsedate_to_datetime(http_date)
-        if when.tzinfo is None:  # an HTTP-date is always GMT
-            when = when.replace(tzinfo=_dt.UTC)
-        return max(0.0, when.timestamp() - now)
-    # OverflowError: a year of ten digits passes the date parser and overflows datetime;
-    # uncaught, it turned a 429 into a driver defect (parse_failure) instead of rate_limited.
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None

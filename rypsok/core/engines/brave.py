@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rypsok.core.engines import admission, base
-from rypsok.core.engines.admission import Admission
-from rypsok.core.engines.base import EngineFailure, EngineQuery, OutboundRequest, RawResult
+from rypsok.core.config import admission
+from rypsok.core.config.admission import Admission
+from rypsok.core.engines import base
+from rypsok.core.engines.base import EngineFailure, OutboundRequest
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
+from rypsok.core.net.retryafter import delay_seconds
+from rypsok.core.store.values import EngineQuery, RawResult
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -255,9 +258,9 @@ def _check_status(status: int, header: base.HeaderLookup, body: bytes) -> None:
     if 200 <= status < 300:
         return
     if status == 429:
-        delay = base.delay_seconds(header("retry-after"))
+        delay = delay_seconds(header("retry-after"))
         if delay is None:
-            delay = base.delay_seconds(header("x-ratelimit-reset"))
+            delay = delay_seconds(header("x-ratelimit-reset"))
         raise EngineFailure("rate_limited", delay)
     if status in (401, 403):
         raise EngineFailure("auth_failure")

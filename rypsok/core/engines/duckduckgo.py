@@ -22,26 +22,27 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from rypsok.core.engines import admission, base
-from rypsok.core.engines.admission import Admission
+from rypsok.core.config import admission
+from rypsok.core.config.admission import Admission
+from rypsok.core.engines import base
 from rypsok.core.engines.base import (
     CancelFlag,
     EngineFailure,
-    EngineQuery,
     HeaderLookup,
     OutboundRequest,
     PageDriver,
-    RawResult,
-    delay_seconds,
     query_too_long,
     text,
 )
 from rypsok.core.model import QuerySkipReason
+from rypsok.core.net import mediatype
 from rypsok.core.net.egress import EngineEndpoint
+from rypsok.core.net.retryafter import delay_seconds
+from rypsok.core.store.values import EngineQuery, RawResult
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
-    from rypsok.core.fetch.html.tree import Element, Text
+    from rypsok.core.html.tree import Element, Text
 
 ADMISSION = admission.DUCKDUCKGO
 
@@ -111,7 +112,7 @@ class DuckDuckGoDriver:
         """The page's results; `cancel`, when set, stops the parse with ParseCancelled (the
         call has gone: nothing reads what this raises)."""
         _check_status(status, header)
-        page = _read(body, _declared_charset(header("content-type")), cancel)
+        page = _read(body, mediatype.charset(header("content-type")), cancel)
         if page.challenge:
             raise EngineFailure("blocked", kind="content")  # the provider's decision, as it is
         if status // 100 != 2:  # another status (404, 500, ...) with no challenge in its page
@@ -141,14 +142,6 @@ def _check_status(status: int, header: HeaderLookup) -> None:
         raise EngineFailure("blocked")
 
 
-def _declared_charset(content_type: str | None) -> str | None:
-    for part in (content_type or "").split(";")[1:]:
-        name, _, value = part.strip().partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip("\"'") or None
-    return None
-
-
 # -- Reading the page ---------------------------------------------------------------------
 
 
@@ -166,8 +159,8 @@ class _Page:
 def _read(body: bytes, declared: str | None, cancel: threading.Event | None) -> _Page:
     # The HTML parser and charset detection load with the first page, not with the
     # process: a session that never asks DuckDuckGo does not hold them.
-    from rypsok.core.fetch import charset
-    from rypsok.core.fetch.html.tree import parse_html
+    from rypsok.core.html import charset
+    from rypsok.core.html.tree import parse_html
 
     parsed = parse_html(charset.decode(body, declared), cancel=cancel)
     page = _Page(results=[], partial=parsed.partial)
@@ -186,7 +179,7 @@ def _walk(root: Element, page: _Page, outside: list[str]) -> Iterator[Element]:
     way. The inside of a result block is not walked: a block nested in a block (or the
     no-results marker, which the provider may put inside one) is its parent's business.
     Nor is <head>: its <title> repeats the query, which may be any sentence at all."""
-    from rypsok.core.fetch.html.tree import Text
+    from rypsok.core.html.tree import Text
 
     stack: list[Element | Text] = [root]
     while stack:

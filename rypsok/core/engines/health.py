@@ -1,4 +1,6 @@
-"""Per-engine health in memory: the circuit and the recent latencies.
+"""Per-engine health in memory: the recent latencies, and each engine's line in
+engine_status with its circuit's state as the store holds it (store/local/circuit.py in
+this process, or the deployment's in Redis).
 
 Reset at every start (REQ-RES-009); nothing is persisted.
 """
@@ -8,19 +10,17 @@ from __future__ import annotations
 import statistics
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.circuit import Circuit, CircuitState
-from rypsok.core.model import EngineReport, EngineState
-from rypsok.core.telemetry import log
+from rypsok.core.model import EngineReport
+from rypsok.core.store.values import CircuitState
 
 
 class EngineHealth:
-    def __init__(self, engine: EngineSettings, circuit: Circuit) -> None:
+    def __init__(self, engine: EngineSettings) -> None:
         self.engine = engine
-        self.circuit = circuit
         self._latencies: deque[int] = deque(maxlen=limits.default("LIM-S11"))
         self._lock = threading.Lock()
 
@@ -34,56 +34,25 @@ class EngineHealth:
                 return None
             return int(statistics.median_low(self._latencies))
 
-    def report(self, state: CircuitState | None = None) -> EngineReport:
-        """The engine's line in engine_status; `state` is the circuit as the store holds
-        it (shared by every replica), else this process's own circuit."""
+    def report(self, state: CircuitState) -> EngineReport:
+        """The engine's line in engine_status; `state` is its circuit as the store holds
+        it (shared by every replica, or this process's own)."""
         reason = self.engine.inactive_reason
         if reason is not None:
             return EngineReport(self.engine.id, "disabled", None, reason)
-        shown: EngineState = state or self.circuit.state
-        return EngineReport(self.engine.id, shown, self.median_latency_ms())
+        return EngineReport(self.engine.id, state, self.median_latency_ms())
 
 
 class HealthRegistry:
     """Every configured engine's health, in identifier order."""
 
     def __init__(self, config: Config) -> None:
-        r = config.resilience
-        self._by_id = {
-            e.id: EngineHealth(
-                e,
-                Circuit(
-                    r.failures_to_open,
-                    r.first_cooldown_s,
-                    r.max_cooldown_s,
-                    on_transition=transition_logger(e.id),
-                ),
-            )
-            for e in config.engines
-        }
+        self._by_id = {e.id: EngineHealth(e) for e in config.engines}
 
     def get(self, engine_id: str) -> EngineHealth:
         return self._by_id[engine_id]
 
-    def ids(self) -> tuple[str, ...]:
-        return tuple(sorted(self._by_id))
-
-    def circuit_states(self) -> dict[str, CircuitState]:
-        """This process's own circuits."""
-        return {i: self._by_id[i].circuit.state for i in sorted(self._by_id)}
-
-    def reports(self, states: Mapping[str, CircuitState] | None = None) -> tuple[EngineReport, ...]:
-        states = states or {}
-        return tuple(self._by_id[i].report(states.get(i)) for i in sorted(self._by_id))
-
-
-def transition_logger(engine_id: str) -> Callable[[str, float | None], None]:
-    """The circuit's changes as the log events operators look for (Troubleshooting)."""
-
-    def tell(change: str, cooldown_s: float | None) -> None:
-        if change == "opened":
-            log.warn("circuit_opened", engine=engine_id, cooldown_ms=int((cooldown_s or 0) * 1000))
-        else:
-            log.info("circuit_closed", engine=engine_id)
-
-    return tell
+    def reports(self, states: Mapping[str, CircuitState]) -> tuple[EngineReport, ...]:
+        """Every engine's line; `states` is `Store.circuit_states()`, which names every
+        configured engine."""
+        return tuple(self._by_id[i].report(states[i]) for i in sorted(self._by_id))

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from rypsok.core.engines.admission import ADMISSIONS as ADMISSIONS
-from rypsok.core.engines.admission import admission as admission
+from rypsok.core.config.admission import ADMISSIONS as ADMISSIONS
+from rypsok.core.config.admission import admission as admission
 from rypsok.core.engines.base import Driver
 from rypsok.core.net.egress import EngineEndpoint
 

@@ -21,17 +21,15 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from rypsok.core.engines import admission, base
-from rypsok.core.engines.admission import Admission
-from rypsok.core.engines.base import (
-    EngineFailure,
-    EngineQuery,
-    OutboundRequest,
-    PartialAnswer,
-    RawResult,
-)
+from rypsok.core.config import admission
+from rypsok.core.config.admission import Admission
+from rypsok.core.engines import base
+from rypsok.core.engines.base import EngineFailure, OutboundRequest, PartialAnswer
 from rypsok.core.model import QuerySkipReason
+from rypsok.core.net import mediatype
 from rypsok.core.net.egress import EngineEndpoint
+from rypsok.core.net.retryafter import delay_seconds
+from rypsok.core.store.values import EngineQuery, RawResult
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -146,7 +144,7 @@ def _check_status(status: int, header: base.HeaderLookup) -> None:
         return
     if status == 429:
         # The instance's limiter sends no Retry-After; one from a proxy in front is honoured.
-        raise EngineFailure("rate_limited", base.delay_seconds(header("retry-after")))
+        raise EngineFailure("rate_limited", delay_seconds(header("retry-after")))
     if status == 403:
         # JSON not enabled in search.formats, or a proxy refusing rypsok: the instance
         # refuses this client, which a retry does not change.
@@ -159,7 +157,7 @@ def _check_status(status: int, header: base.HeaderLookup) -> None:
 def _is_json(content_type: str | None) -> bool:
     if content_type is None:
         return True  # some proxies drop it; the body decides
-    media = content_type.split(";", 1)[0].strip().lower()
+    media = mediatype.essence(content_type) or ""
     return media == "application/json" or media.endswith("+json")
 
 

@@ -18,11 +18,14 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
-from rypsok.core.engines import admission, base
-from rypsok.core.engines.admission import Admission
-from rypsok.core.engines.base import EngineFailure, EngineQuery, OutboundRequest, RawResult
+from rypsok.core.config import admission
+from rypsok.core.config.admission import Admission
+from rypsok.core.engines import base
+from rypsok.core.engines.base import EngineFailure, OutboundRequest
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.egress import EngineEndpoint
+from rypsok.core.net.retryafter import delay_seconds
+from rypsok.core.store.values import EngineQuery, RawResult
 
 if TYPE_CHECKING:
     from rypsok.core.config.settings import EngineSettings
@@ -171,7 +174,7 @@ def _check_status(status: int, header: base.HeaderLookup) -> None:
     if 200 <= status < 300:
         return
     if status == 429:
-        raise EngineFailure("rate_limited", base.delay_seconds(header("retry-after")))
+        raise EngineFailure("rate_limited", delay_seconds(header("retry-after")))
     if status == 403:
         raise EngineFailure("blocked")  # how Wikimedia refuses a non-compliant User-Agent
     raise EngineFailure("request_failure")

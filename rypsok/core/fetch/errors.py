@@ -10,6 +10,7 @@ from typing import Final
 
 from rypsok.core import limits
 from rypsok.core.model import ToolError
+from rypsok.core.net import retryafter
 
 URL_MAX_CHARS = limits.default("LIM-F9")
 
@@ -133,13 +134,10 @@ def http_status(status: int, retry_after: str | None) -> ToolError:
 
 
 def _retry_after_s(value: str | None) -> int | None:
-    """Whole seconds up to an hour; a date there is ignored."""
-    text = (value or "").strip()
-    # ASCII digits only ("²" is a digit to str.isdigit), and few enough for int().
-    if not (text.isascii() and text.isdigit()) or len(text) > 10:
-        return None
-    seconds = int(text)
-    return seconds if seconds <= RETRY_AFTER_MAX_S else None
+    """Whole seconds up to an hour; a date there is ignored (the book, REQ-FETCH-011)."""
+    found = retryafter.parse(value)
+    seconds = None if found is None else found.seconds
+    return seconds if seconds is not None and seconds <= RETRY_AFTER_MAX_S else None
 
 
 def too_large(limit_bytes: int) -> ToolError:

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from rypsok.core.fetch import errors
+from rypsok.core.net import authority
 from rypsok.core.net.egress import Address, ends_in_number, parse_ipv4
 from rypsok.core.net.hostname import HostNameError, to_ascii
 from rypsok.core.net.rules import idna_deviation
@@ -100,18 +101,17 @@ def parse_fetch_url(url: str, *, allow_http: bool, secret_mode: str) -> FetchTar
     end = start
     while end < len(rest) and rest[end] not in "/\\?#":
         end += 1
-    authority, tail = rest[start:end], rest[end:]
-    at = authority.rfind("@")
-    if at != -1:
-        # check_url refused anything carried before @; an empty "@" or ":@" sends nothing.
-        if authority[:at] not in ("", ":"):
-            raise errors.credential_in_url(None)
-        authority = authority[at + 1 :]
-
-    host_text, port_text = _split_authority(authority)
-    host, address = _host(host_text)
+    userinfo, host_port = authority.split_userinfo(rest[start:end])
+    tail = rest[end:]
+    # check_url refused anything carried before @; an empty "@" or ":@" sends nothing.
+    if userinfo not in (None, "", ":"):
+        raise errors.credential_in_url(None)
+    parts = authority.split_host_port(host_port)
+    if parts is None:
+        raise errors.url_invalid()
+    host, address = _host(parts.host)
     scheme: Scheme = "https" if written == "https" else "http"
-    port = _DEFAULT_PORT[scheme] if not port_text else _port(port_text)
+    port = _DEFAULT_PORT[scheme] if not parts.port else _port(parts.port)
     upgraded = False
     if scheme == "http" and not allow_http:
         scheme, upgraded = "https", True
@@ -152,24 +152,10 @@ def _secret_check(url: str, mode: str) -> UrlSecret | None:
     return found if mode == "warn" else None
 
 
-def _split_authority(authority: str) -> tuple[str, str | None]:
-    if authority.startswith("["):
-        close = authority.find("]")
-        if close == -1:
-            raise errors.url_invalid()
-        after = authority[close + 1 :]
-        if after and not after.startswith(":"):
-            raise errors.url_invalid()
-        return authority[: close + 1], (after[1:] if after else None)
-    host, colon, port = authority.partition(":")
-    return host, (port if colon else None)
-
-
 def _port(text: str) -> int:
-    if not text.isascii() or not text.isdigit():
-        raise errors.url_invalid()
-    value = int(text)
-    if value > 65535:
+    # The URL Standard's port: any number of ASCII digits, 0 included (the client refuses it).
+    value = authority.port_number(text, lenient=True)
+    if value is None:
         raise errors.url_invalid()
     return value
 

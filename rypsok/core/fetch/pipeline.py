@@ -37,24 +37,21 @@ from rypsok.core.fetch.flights import Downloads
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.noncontent import NonContent
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
-from rypsok.core.fetch.robots import (
-    ALLOW_ALL,
-    RobotsRules,
-    parse_robots_prefix,
-    rules_for_status,
-)
+from rypsok.core.fetch.robots import ALLOW_ALL, parse_robots_prefix, rules_for_status
 from rypsok.core.model import FetchResponse, Notice, ToolError
+from rypsok.core.net import mediatype
 from rypsok.core.net.client import ClientError, OutboundClient, Response
 from rypsok.core.net.egress import EgressPolicy
 from rypsok.core.permits import run_under_permit
-from rypsok.core.store import Store
+from rypsok.core.store.base import Store
+from rypsok.core.store.robots_rules import RobotsRules
 from rypsok.core.telemetry import counters, log
 
 if TYPE_CHECKING:
-    from rypsok.core.fetch import charset
-    from rypsok.core.fetch.html.attributes import READ_ATTRIBUTES
-    from rypsok.core.fetch.html.extract import extract_blocks, extract_text
-    from rypsok.core.fetch.html.tree import parse_html, release
+    from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
+    from rypsok.core.fetch.extraction.extract import extract_blocks, extract_text
+    from rypsok.core.html import charset
+    from rypsok.core.html.tree import parse_html, release
 
 # Loaded on the first fetch, not at import: a session that never fetches never holds
 # the HTML parser and charset detection (LIM-M1). They are module attributes once
@@ -75,8 +72,9 @@ def _load() -> None:
     names = globals()
     if names.keys() >= _ON_FIRST_USE:
         return
-    from rypsok.core.fetch import charset as charset_module
-    from rypsok.core.fetch.html import attributes, extract, tree
+    from rypsok.core.fetch.extraction import attributes, extract
+    from rypsok.core.html import charset as charset_module
+    from rypsok.core.html import tree
 
     for name, value in (
         ("READ_ATTRIBUTES", attributes.READ_ATTRIBUTES),
@@ -209,7 +207,7 @@ class FetchService:
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response)
-        declared = _declared_charset(response)
+        declared = mediatype.charset(response.header("content-type"))
         status = response.status
         # The body is handed over in a box the parse empties: once it is parsed nothing
         # holds it any more, not even this frame (REQ-LIFE-002).
@@ -588,32 +586,16 @@ def _authority(target: FetchTarget) -> str:
     return f"{host}:{target.port}"
 
 
-def _media_type(response: Response) -> str | None:
-    value = response.header("content-type")
-    if value is None:
-        return None
-    return value.split(";", 1)[0].strip().lower() or None
-
-
-def _declared_charset(response: Response) -> str | None:
-    value = response.header("content-type") or ""
-    for part in value.split(";")[1:]:
-        name, _, raw = part.strip().partition("=")
-        if name.strip().lower() == "charset":
-            return raw.strip().strip('"').strip("'") or None
-    return None
-
-
 def _media_kind(response: Response) -> str:
     """html, xhtml or text; anything else ends the call (sniffing only tells HTML from text).
 
     A control character such as BEL is text (the boundary removes and counts it); only
     bytes no text has in the page's encoding make it binary (charset.binary)."""
     _load()
-    media = _media_type(response)
+    media = mediatype.essence(response.header("content-type"))
     if media is not None and media not in READABLE:
         raise errors.unsupported_media(media)
-    if charset.binary(response.body, _declared_charset(response)):
+    if charset.binary(response.body, mediatype.charset(response.header("content-type"))):
         raise errors.unsupported_media("application/octet-stream")
     if media is None:
         head = response.body[:1024].lstrip().lower()

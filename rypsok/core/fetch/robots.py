@@ -1,9 +1,9 @@
 """robots.txt for agent-directed fetches (REQ-CMP-005, RFC 9309).
 
-Pure and bounded: :func:`parse_robots` turns a body into :class:`RobotsRules`,
-:func:`rules_for_status` maps the status of the robots.txt read, and
-:class:`RobotsCache` keeps verdicts per origin. Reading the file (egress policy,
-redirects, the LIM-F13 byte bound) is the fetch service's job.
+Pure and bounded: :func:`parse_robots` turns a body into :class:`RobotsRules`
+and :func:`rules_for_status` maps the status of the robots.txt read; the store
+keeps the rules per origin. Reading the file (egress policy, redirects, the
+LIM-F13 byte bound) is the fetch service's job.
 
 Reading of the file:
 
@@ -24,18 +24,7 @@ Reading of the file:
   A value that begins with neither ``/`` nor ``*`` is read with a leading
   ``/``: what the site evidently meant, not a pattern that can never match.
 
-Matching:
-
-* patterns and targets are compared in one normal form: ``%XX`` of an
-  unreserved character is decoded, other ``%XX`` upper-cased, every octet
-  that may not stand literally in a URI (non-ASCII, controls, space, ``<``,
-  ``"`` ...) percent-encoded, reserved characters kept as written (``%2F`` is
-  not ``/``). The fragment of a target is dropped: it is never sent.
-* ``*`` matches any run of octets, a final ``$`` anchors the end, any other
-  ``$`` is literal. The rule with the longest normalised pattern wins; allow
-  wins a tie; no matching rule allows. ``/robots.txt`` is always allowed.
-* wildcards match greedily segment by segment (``str.find``), never by
-  backtracking, so a rule costs time linear in the target.
+Matching is the rules' own (store/robots_rules.py).
 
 Bounds: a file is read up to LIM-F13 bytes and the rules there apply
 (:func:`parse_robots_prefix` drops a line the bound cut); at most
@@ -43,27 +32,22 @@ Bounds: a file is read up to LIM-F13 bytes and the rules there apply
 in file order; the rest are ignored like bytes past LIM-F13), and a rule
 with more than :data:`MAX_PATTERN_LITERAL` literal octets is dropped: it
 cannot match the normal form of any URL of LIM-F9 characters, so dropping
-it changes no verdict. Runs of ``*`` are collapsed.
+it changes no verdict.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Final
 
 from rypsok.core import limits
+from rypsok.core.store.robots_rules import RobotsRules, Rule, normalise, priority
 
 __all__ = [
     "ALLOW_ALL",
     "DISALLOW_ALL",
     "MAX_PATTERN_LITERAL",
     "MAX_RULES",
-    "RobotsCache",
     "RobotsRules",
     "parse_robots",
     "parse_robots_prefix",
@@ -76,127 +60,23 @@ MAX_RULES: Final = 8192
 MAX_PATTERN_LITERAL: Final = 12 * limits.default("LIM-F9")
 
 _BOM: Final = b"\xef\xbb\xbf"
-_ROBOTS_PATH: Final = "/robots.txt"
-_UNRESERVED: Final = frozenset(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-)
-# Either a percent escape, or one octet that is neither unreserved nor reserved
-# (RFC 3986 section 2): both are rewritten, everything else is kept as it is.
-_TO_NORMALISE: Final = re.compile(rb"%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]")
-_STARS: Final = re.compile(r"\*{2,}")
 _TOKEN: Final = re.compile(rb"[A-Za-z_-]*")
 
 
-def _normalise_octet(match: re.Match[bytes]) -> bytes:
-    text = match.group()
-    if len(text) == 3:  # a percent escape
-        value = int(text[1:], 16)
-        if value in _UNRESERVED:
-            return bytes((value,))
-        return b"%" + text[1:].upper()
-    return b"%%%02X" % text[0]
-
-
-def _normalise(raw: bytes) -> str:
-    """The comparison form of a path or pattern: ASCII, percent-encoding canonical."""
-    return _TO_NORMALISE.sub(_normalise_octet, raw).decode("ascii")
-
-
-@dataclass(frozen=True, slots=True)
-class _Rule:
-    allow: bool
-    pattern: str  # normalised, as written: its length is the rule's specificity
-    segments: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    anchored: bool = field(init=False, repr=False, compare=False)
-    literal: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        body = self.pattern
-        anchored = body.endswith("$")
-        if anchored:
-            body = body[:-1]
-        segments = tuple(_STARS.sub("*", body).split("*"))
-        object.__setattr__(self, "segments", segments)
-        object.__setattr__(self, "anchored", anchored)
-        object.__setattr__(self, "literal", sum(len(s) for s in segments))
-
-    def matches(self, target: str) -> bool:
-        if self.literal > len(target):
-            return False
-        segments = self.segments
-        first = segments[0]
-        if not target.startswith(first):
-            return False
-        if len(segments) == 1:
-            return len(target) == len(first) if self.anchored else True
-        pos = len(first)
-        last = segments[-1]
-        end = len(target)
-        if self.anchored:
-            end -= len(last)
-            if end < pos or not target.endswith(last):
-                return False
-        # Leftmost placement of each middle segment is never worse than any
-        # other, so one forward pass decides: no backtracking.
-        for segment in segments[1:-1]:
-            found = target.find(segment, pos, end)
-            if found < 0:
-                return False
-            pos = found + len(segment)
-        return self.anchored or target.find(last, pos) >= 0
-
-
-def _priority(rule: _Rule) -> tuple[int, bool]:
-    return (-len(rule.pattern), not rule.allow)
-
-
-@dataclass(frozen=True, slots=True)
-class RobotsRules:
-    """The rules that apply to rypsok on one origin, most specific first."""
-
-    rules: tuple[_Rule, ...] = ()
-
-    def pairs(self) -> tuple[tuple[bool, str], ...]:
-        """The rules as (allow, normalised pattern), in priority order: a form to keep
-        elsewhere and rebuild with `from_pairs`, without parsing the file again."""
-        return tuple((rule.allow, rule.pattern) for rule in self.rules)
-
-    @classmethod
-    def from_pairs(cls, pairs: Iterable[tuple[bool, str]]) -> RobotsRules:
-        return cls(tuple(_Rule(allow, pattern) for allow, pattern in pairs))
-
-    def allows(self, target: str) -> bool:
-        """Whether rypsok may fetch ``target``: the path and query as requested."""
-        path = _normalise_target(target)
-        if path.partition("?")[0] == _ROBOTS_PATH:
-            return True  # RFC 9309 2.2.2: implicitly allowed
-        for rule in self.rules:  # sorted: the first match is the longest, allow first
-            if rule.matches(path):
-                return rule.allow
-        return True
-
-
-def _normalise_target(target: str) -> str:
-    raw = target.encode("utf-8", "surrogatepass").partition(b"#")[0]
-    if not raw.startswith(b"/"):
-        raw = b"/" + raw  # the origin-form of a request target starts with /
-    return _normalise(raw)
-
-
 def _rules(raw: list[tuple[bool, bytes]]) -> RobotsRules:
-    kept: list[_Rule] = []
+    kept: list[Rule] = []
     for allow, value in raw:
         if not value.startswith((b"/", b"*")):
             value = b"/" + value
-        rule = _Rule(allow, _normalise(value))
+        rule = Rule(allow, normalise(value))
         if rule.literal <= MAX_PATTERN_LITERAL:
             kept.append(rule)
-    kept.sort(key=_priority)
+    kept.sort(key=priority)
     return RobotsRules(tuple(kept))
 
 
 ALLOW_ALL: Final = RobotsRules()
-DISALLOW_ALL: Final = RobotsRules((_Rule(False, "/"),))
+DISALLOW_ALL: Final = RobotsRules((Rule(False, "/"),))
 
 
 def _product_token(value: bytes) -> bytes:
@@ -291,45 +171,3 @@ def rules_for_status(status: int) -> RobotsRules | None:
     if klass in (3, 4):
         return ALLOW_ALL
     return DISALLOW_ALL
-
-
-class RobotsCache:
-    """Rules per origin (``https://host:port``), for LIM-F12, at most ``entries``.
-
-    The least recently used origin goes first when the cache is full; an entry
-    older than LIM-F12 is never returned. Thread-safe; ``clock`` is seconds.
-    """
-
-    def __init__(self, entries: int, clock: Callable[[], float] = time.monotonic) -> None:
-        if entries < 1:
-            raise ValueError("entries must be at least 1")
-        self._entries = entries
-        self._clock = clock
-        self._ttl = float(limits.default("LIM-F12"))
-        self._lock = threading.Lock()
-        self._data: OrderedDict[str, tuple[float, RobotsRules]] = OrderedDict()
-
-    def get(self, origin: str) -> RobotsRules | None:
-        key = origin.lower()  # scheme and host are case-insensitive
-        with self._lock:
-            item = self._data.get(key)
-            if item is None:
-                return None
-            expires, rules = item
-            if self._clock() >= expires:
-                del self._data[key]
-                return None
-            self._data.move_to_end(key)
-            return rules
-
-    def put(self, origin: str, rules: RobotsRules) -> None:
-        key = origin.lower()
-        with self._lock:
-            self._data[key] = (self._clock() + self._ttl, rules)
-            self._data.move_to_end(key)
-            while len(self._data) > self._entries:
-                self._data.popitem(last=False)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._data)

@@ -39,9 +39,10 @@ from anyio.streams.tls import TLSStream
 
 from rypsok import PROJECT_URL, __version__
 from rypsok.core.limits import get as _limit
+from rypsok.core.net import authority
 from rypsok.core.net.egress import EngineProfile
 from rypsok.core.net.failure import FailureKind
-from rypsok.core.net.hostname import HostNameError, literal_address, to_ascii
+from rypsok.core.net.hostname import literal_address
 from rypsok.core.net.proxy import Proxy
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -172,31 +173,29 @@ def _parse_url(url: str, allow_http: bool) -> _Target:
         _fail("protocol", "the URL contains spaces or control characters")
     try:
         parts = urlsplit(url)
-        port = parts.port
     except ValueError:
         _fail("protocol", "the URL is malformed")
     scheme = parts.scheme.lower()
     if scheme != "https" and not (scheme == "http" and allow_http):
         _fail("protocol", "only https URLs are requested")
-    if parts.username is not None or parts.password is not None:
+    split = authority.split(parts.netloc)
+    if split is None:
+        _fail("protocol", "the URL is malformed")
+    if split.userinfo is not None:
         _fail("protocol", "the URL must not carry credentials")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if not _printable_ascii(path) or not path.startswith("/"):
         _fail("protocol", "the URL path must be ASCII with no spaces")
-    raw_host = parts.hostname or ""
-    literal = literal_address(raw_host)
-    if literal is not None:
-        if isinstance(literal, ipaddress.IPv6Address) and literal.scope_id:
-            _fail("protocol", "the URL has a scoped address")
-        host = str(literal)
-    else:
-        try:
-            host = to_ascii(raw_host)
-        except HostNameError:
-            _fail("protocol", "the URL has no valid host")
-    if port == 0:
+    if split.host.startswith("[") and "%" in split.host:
+        _fail("protocol", "the URL has a scoped address")
+    host = authority.strict_host(split.host)
+    if host is None:
+        _fail("protocol", "the URL has no valid host")
+    host = host.strip("[]")
+    port = authority.port_number(split.port, lenient=True) if split.port else None
+    if port == 0 or (split.port and port is None):
         _fail("protocol", "the URL has an invalid port")
-    return _Target(scheme, host, literal, port or _DEFAULT_PORTS[scheme], path)
+    return _Target(scheme, host, literal_address(host), port or _DEFAULT_PORTS[scheme], path)
 
 
 def _check_headers(headers: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

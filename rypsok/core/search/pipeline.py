@@ -10,7 +10,7 @@ search deadline; one engine's failure, whatever it is, costs that engine
 only; the same engine answers give byte-identical output whatever order they
 arrive in; no provider text reaches a notice, an error or a log line.
 
-The cache (cache.py, off by default) is consulted per engine during selection: a hit
+The cache (the store's, off by default) is consulted per engine during selection: a hit
 stands in for the engine's answer, so it sends no request, takes no provider rate token
 and leaves the engine's circuit and latency alone. Answers are stored only once the
 response is built, so a call cancelled or cut short stores nothing.
@@ -28,14 +28,7 @@ import anyio
 
 from rypsok.core import boundary, privacy
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.base import (
-    Driver,
-    EngineFailure,
-    EngineQuery,
-    PageDriver,
-    PartialAnswer,
-    RawResult,
-)
+from rypsok.core.engines.base import Admission, Driver, EngineFailure, PageDriver, PartialAnswer
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.model import (
@@ -55,12 +48,11 @@ from rypsok.core.net.client import ClientError, OutboundClient
 from rypsok.core.net.egress import EgressPolicy, EngineProfile
 from rypsok.core.net.failure import FailureKind
 from rypsok.core.net.hostname import is_loopback_url
-from rypsok.core.permits import run_under_permit
-from rypsok.core.search.cache import CacheKey, eligible
+from rypsok.core.permits import Permit, run_under_permit
 from rypsok.core.search.rank import EngineAnswer, rank
 from rypsok.core.search.request import SearchRequest
-from rypsok.core.store import Store
-from rypsok.core.store.memory import Held
+from rypsok.core.store.base import Store
+from rypsok.core.store.values import CacheKey, EngineQuery, RawResult
 from rypsok.core.telemetry import counters, log
 
 # Client failures in the engine classes of REQ-ENG-006.
@@ -326,7 +318,7 @@ class SearchService:
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
-            async with self.store.slot(engine.id), Held(self.outbound):
+            async with self.store.slot(engine.id), Permit(self.outbound):
                 # The request's own latency (LIM-S11): waits for a rate turn or a slot
                 # are queueing, not the engine's answer time.
                 started = anyio.current_time()
@@ -519,6 +511,12 @@ def _nothing_selected(category: str, notices: list[Notice]) -> ToolError:
         if reasons == {parameter}:
             return no_engine_for(parameter, category)
     return no_engine(category)
+
+
+def eligible(admission: Admission) -> bool:
+    """Whether an engine's answers may be stored at all (REQ-CMP-007): the admission
+    record decides, never a setting (Wikipedia yes; Brave and DuckDuckGo never)."""
+    return admission.cacheable
 
 
 def _cache_failed(key: CacheKey, stage: str, exc: Exception) -> None:

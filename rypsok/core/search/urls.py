@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple
 
 from rypsok.core import limits
+from rypsok.core.net import authority
 from rypsok.core.net.egress import (
     ends_in_number,
     parse_ipv4,
@@ -80,7 +81,6 @@ TRACKING_PARAMETERS: Final[frozenset[str]] = frozenset(
 TRACKING_PREFIX: Final = "utm_"
 
 _DEFAULT_PORT: Final = {"http": 80, "https": 443}
-_PORT = re.compile(r"[0-9]{0,5}")
 _DECIMAL = re.compile(r"[0-9]+")
 _HEXDIGITS: Final = frozenset("0123456789abcdefABCDEF")
 _UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -285,35 +285,18 @@ def _split(url: str) -> _Parts | None:
     match = _URL.fullmatch(url)
     if match is None:
         return None
-    scheme, authority, path, query, fragment = match.groups()
+    scheme, written, path, query, fragment = match.groups()
     if scheme.lower() not in _DEFAULT_PORT:
         return None
-    if "@" in authority:  # userinfo: credentials are never shown
+    split = authority.split(written)
+    if split is None or split.userinfo is not None:  # credentials are never shown
         return None
-    host_port = _split_authority(authority)
-    if host_port is None:
-        return None
-    return _Parts(scheme, host_port[0], host_port[1], path, query, fragment)
-
-
-def _split_authority(authority: str) -> tuple[str, str | None] | None:
-    if authority.startswith("["):
-        close = authority.find("]")
-        if close == -1:
+    port = split.port
+    if port:  # an empty port is the default one, kept as written
+        number = authority.port_number(port)
+        if number is None or number == 0:
             return None
-        host, after = authority[: close + 1], authority[close + 1 :]
-        if not after:
-            return host, None
-        if not after.startswith(":"):
-            return None
-        port: str | None = after[1:]
-    else:
-        host, colon, port = authority.partition(":")
-        if not colon:
-            port = None
-    if port is not None and (not _PORT.fullmatch(port) or (port and not 1 <= int(port) <= 65535)):
-        return None
-    return host, port
+    return _Parts(scheme, split.host, port, path, query, fragment)
 
 
 def _join(

@@ -7,35 +7,28 @@ the single-process behaviour); `redis` keeps it in a Redis that every replica re
 and falls back to this process's memory while that Redis cannot answer.
 
 Every method is async so the pipelines read one way for both backends; the memory
-backend never awaits anything, so a call costs it no scheduling round.
+backend never awaits anything, so a call costs it no scheduling round. What crosses this
+interface is in `values.py` and `robots_rules.py`; the pipelines import those and this
+module, never a backend. tests/core/store/test_contract.py runs every operation on both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
-if TYPE_CHECKING:
-    from rypsok.core.engines.base import RawResult
-    from rypsok.core.engines.circuit import CircuitDecision, CircuitState
-    from rypsok.core.fetch.robots import RobotsRules
-    from rypsok.core.search.cache import CacheKey
+from rypsok.core.store.robots_rules import RobotsRules
+from rypsok.core.store.values import (
+    CacheKey,
+    CacheOutcome,
+    CallAdmission,
+    CircuitDecision,
+    CircuitState,
+    RawResult,
+)
 
 Backend = Literal["memory", "redis"]
-CacheOutcome = Literal["stored", "too_large", "skipped"]
-
-
-@dataclass(frozen=True, slots=True)
-class CallAdmission:
-    """A per-caller tool limit's answer: admitted (wait_ms None) or how long to wait.
-
-    `ticket` names the admitted call's place in the window, so that a refund removes
-    exactly that call and no other replica's."""
-
-    wait_ms: int | None
-    ticket: str | None = None
 
 
 class Store(Protocol):
@@ -107,3 +100,6 @@ class Store(Protocol):
     async def robots_get(self, origin: str) -> RobotsRules | None: ...
 
     async def robots_put(self, origin: str, rules: RobotsRules) -> None: ...
+
+
+__all__ = ["Backend", "CacheOutcome", "CallAdmission", "Store"]

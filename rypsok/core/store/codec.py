@@ -16,9 +16,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rypsok.core.engines.base import RawResult
-from rypsok.core.fetch.robots import RobotsRules
-from rypsok.core.search.cache import CacheKey
+from rypsok.core.store.robots_rules import RobotsRules
+from rypsok.core.store.values import CacheKey, RawResult
 
 # ASCII only: a stray surrogate in provider text travels as an escape, never as bytes
 # the Redis client would refuse to encode.

@@ -23,7 +23,7 @@ process:
 
 Faults: every operation passes through a `Guard`, which bounds it and judges whether
 Redis or this busy process made it late; when Redis is away the answer comes from
-`self.local`, a MemoryStore whose limits are this replica's share (see `memory.share`),
+`self.local`, a MemoryStore whose limits are this replica's share (see `memory_store.share`),
 the cache is skipped, circuits are this process's own. No exception of the Redis client
 leaves an operation; a cancelled caller's cancellation does. The URL (it may hold a
 password) is never logged or put in a message.
@@ -41,22 +41,30 @@ import anyio
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
-from rypsok.core.engines.circuit import COUNTED, CircuitDecision, CircuitState
-from rypsok.core.engines.health import HealthRegistry, transition_logger
-from rypsok.core.fetch.robots import RobotsRules
-from rypsok.core.ratelimit import WINDOW_S
-from rypsok.core.search.cache import CacheKey, entry_bytes
+from rypsok.core.permits import Permit
 from rypsok.core.store import codec, scripts
-from rypsok.core.store.base import Backend, CacheOutcome, CallAdmission
+from rypsok.core.store.base import Backend
 from rypsok.core.store.guard import Away, Guard, NoTime
-from rypsok.core.store.memory import Held, MemoryStore, engine_rates, tool_limits
+from rypsok.core.store.local.cache import entry_bytes
+from rypsok.core.store.local.circuit import transition_logger
+from rypsok.core.store.local.memory_store import MemoryStore, engine_rates, tool_limits
+from rypsok.core.store.robots_rules import RobotsRules
+from rypsok.core.store.values import (
+    CALL_WINDOW_S,
+    COUNTED,
+    CacheKey,
+    CacheOutcome,
+    CallAdmission,
+    CircuitDecision,
+    CircuitState,
+    RawResult,
+)
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
+    from redis.commands.core import AsyncScript
 
-    from rypsok.core.engines.base import RawResult
-
-WINDOW_MS: Final = int(WINDOW_S * 1000)
+WINDOW_MS: Final = int(CALL_WINDOW_S * 1000)
 # How long a waiter for a full engine sleeps between tries: short at first, a little
 # longer while it stays full, so that waiting costs Redis little.
 _SLOT_WAIT_FIRST_S: Final = 0.01
@@ -70,7 +78,9 @@ _STATES: Final[Mapping[bytes, CircuitState]] = {b"open": "open", b"half_open": "
 class RedisStore:
     backend: Backend = "redis"
 
-    def __init__(self, config: Config, health: HealthRegistry) -> None:
+    def __init__(self, config: Config, *, clock_key: str | None = None) -> None:
+        """`clock_key` is for tests only: the scripts read the time from that key
+        (`scripts.on_test_clock`) instead of the server's TIME."""
         # Imported here: the default build does not ship the client.
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
@@ -107,8 +117,9 @@ class RedisStore:
         )
         self._keys = codec.Keys(settings.key_prefix)
         self._config = config
-        self._health = health
-        self.local = MemoryStore(config, health, replicas=settings.replicas)
+        self.local = MemoryStore(config, replicas=settings.replicas)
+        # Every configured engine, as engine_status lists them.
+        self._engines = tuple(sorted(e.id for e in config.engines))
         self.cache_enabled = config.cache.enabled
         self._limits = tool_limits(config)
         self._rates = engine_rates(config)
@@ -121,7 +132,12 @@ class RedisStore:
         # Which probe this replica holds: its token in Redis, or a local circuit's.
         self._probe_tokens: dict[str, str] = {}
         self._local_probes: set[str] = set()
-        register = self._client.register_script
+
+        def register(source: str) -> AsyncScript:
+            if clock_key is not None:
+                source = scripts.on_test_clock(source, clock_key)
+            return self._client.register_script(source)
+
         self._admit = register(scripts.ADMIT_CALL)
         self._reserve = register(scripts.RESERVE)
         self._hold = register(scripts.HOLD)
@@ -274,7 +290,7 @@ class RedisStore:
         await self._quietly("circuit_abandon", lambda: self._circuit_abandon([key], (token,)))
 
     async def circuit_states(self) -> Mapping[str, CircuitState]:
-        ids = self._health.ids()
+        ids = self._engines
         keys = [self._keys.circuit(i) for i in ids]
         try:
             got = await self._guard.run("circuit_states", lambda: self._circuit_states(keys))
@@ -400,7 +416,7 @@ class Slot:
         self._store = store
         self._engine = engine
         self._token: str | None = None
-        self._local: Held | None = None
+        self._local: Permit | None = None
 
     async def __aenter__(self) -> None:
         token = secrets.token_hex(8)

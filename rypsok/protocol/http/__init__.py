@@ -6,6 +6,8 @@ Modules, one job each:
 - auth: bearer tokens to caller ids
 - gate: the pure decisions on a request's head and body
 - sessions: one SDK session manager per caller, the session bound across them
+- session_ledger: the sessions counted from outside the SDK, on its public path
+- modern: the fast lane of a stateless-revision call, past the SDK's transport
 - asgi: one request as an ASGI call, and the contract's fixes on the way out
 - connection: one connection's HTTP/1.1 loop, deadlines and replies
 - listener: bind, accept, the connection cap, graceful stop

@@ -40,8 +40,8 @@ _SDK_REASONS: dict[int, tuple[str, bool]] = {
 }
 
 
-class Wire(Protocol):
-    """The connection's side of a response."""
+class ResponseWriter(Protocol):
+    """The connection's side of a response: where an Exchange writes it."""
 
     @property
     def started(self) -> bool: ...
@@ -136,18 +136,18 @@ async def hand_over_cancellation(app: ASGIApp, scope: Message, request_id: str |
 
 
 class Exchange:
-    """receive() and send() of one ASGI call over a Wire."""
+    """receive() and send() of one ASGI call, the response written to a ResponseWriter."""
 
     def __init__(
         self,
-        wire: Wire,
+        writer: ResponseWriter,
         body: bytes,
         disconnected: anyio.Event,
         family: str,
         *,
         stateless_call: bool,
     ) -> None:
-        self._wire = wire
+        self._writer = writer
         self._body: bytes | None = body
         self._disconnected = disconnected
         self._family = family
@@ -175,13 +175,13 @@ class Exchange:
             return
         chunk = bytes(message.get("body", b""))
         more = bool(message.get("more_body", False))
-        if not self._wire.started:
+        if not self._writer.started:
             await self._start(chunk, more)
         if chunk:
-            await self._wire.data(chunk)
+            await self._writer.data(chunk)
         if not more:
             self.complete = True
-            await self._wire.end()
+            await self._writer.end()
 
     async def _start(self, first: bytes, more: bool) -> None:
         assert self._pending is not None
@@ -200,4 +200,4 @@ class Exchange:
             reason, logged = _SDK_REASONS[status]
             note(reason, self._family, logged=logged, status=status)
         self.status = status
-        await self._wire.start(status, headers)
+        await self._writer.start(status, headers)

@@ -84,7 +84,7 @@ class _Timeout(Exception):
         self.request_clock = request_clock
 
 
-class Wire(asyncio.Protocol):
+class TransportCallbacks(asyncio.Protocol):
     """The transport's callbacks, handed to the connection that owns them; what
     arrives before the connection is attached is kept and replayed to it."""
 
@@ -136,7 +136,7 @@ class HttpConnection:
     def __init__(
         self,
         transport: asyncio.Transport,
-        wire: Wire,
+        callbacks: TransportCallbacks,
         ctx: Context,
         family: str,
         client: tuple[str, int] | None,
@@ -162,7 +162,7 @@ class HttpConnection:
         self._drained: int | None = None  # bytes thrown away while draining
         self._can_write: anyio.Event | None = None  # set when the peer reads again
         self._call: anyio.CancelScope | None = None  # a lane's call, cancelled if the client leaves
-        wire.attach(self)
+        callbacks.attach(self)
         # Cancelled by the listener at shutdown while this connection waits for a request.
         self.idle_scope: anyio.CancelScope | None = None
 
@@ -446,7 +446,7 @@ class HttpConnection:
         if handoff.cancelled_caught:
             log.warn("http_cancel_late", family=self._family)
 
-    # ----------------------------------------------------- the Wire of asgi.py
+    # --------------------------------------------- the ResponseWriter of asgi.py
 
     @property
     def started(self) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from rypsok.core.net import authority, mediatype
 from rypsok.protocol.http import refusals
 from rypsok.protocol.http.auth import Authenticator
 from rypsok.protocol.http.refusals import Refusal
@@ -47,12 +48,16 @@ class Policy:
         host = host.lower()
         if self.allowed_hosts:
             return host in self.allowed_hosts
-        name, port = split_host(host)
-        if port is not None and not port.isdigit():
+        # Host = uri-host [ ":" port ] (RFC 9110 7.2): the one split, the port's digits
+        # checked; the name is compared as written.
+        parts = authority.split(host)
+        if parts is None or parts.userinfo is not None:
+            return False
+        if parts.port is not None and authority.port_number(parts.port) is None:
             return False
         bind = self.bind_host.lower()
         bind = f"[{bind}]" if ":" in bind else bind
-        return name in LOOPBACK_NAMES or name == bind
+        return parts.host in LOOPBACK_NAMES or parts.host == bind
 
     def origin_allowed(self, origin: str) -> bool:
         origin = origin.lower()
@@ -64,7 +69,8 @@ class Policy:
                 base = allowed[:-2]
                 if origin == base:
                     return True
-                if origin.startswith(base + ":") and origin[len(base) + 1 :].isdigit():
+                port = origin[len(base) + 1 :]
+                if origin.startswith(base + ":") and authority.port_number(port) is not None:
                     return True
         return False
 
@@ -77,20 +83,6 @@ class Admitted:
     modern: bool  # MCP-Protocol-Version names a revision past the handshake ones
     has_session: bool
     method: bytes
-
-
-def split_host(host: str) -> tuple[str, str | None]:
-    """("name", "port" or None); an IPv6 literal keeps its brackets."""
-    if host.startswith("["):
-        end = host.find("]")
-        if end < 0:
-            return host, None
-        rest = host[end + 1 :]
-        return host[: end + 1], (rest[1:] if rest.startswith(":") else None)
-    name, sep, port = host.rpartition(":")
-    if not sep:
-        return host, None
-    return name, port
 
 
 def request_path(target: bytes) -> bytes:
@@ -152,23 +144,25 @@ def _media_ranges(values: Sequence[bytes]) -> dict[str, float]:
     """Media range -> q, for every range listed; a malformed q counts as 0."""
     ranges: dict[str, float] = {}
     for value in values:
-        for item in _latin1(value).split(","):
-            kind, *params = item.split(";")
-            kind = kind.strip().lower()
-            if not kind:
-                continue
+        for media in mediatype.parse_list(_latin1(value)):
             q = 1.0
-            for param in params:
-                key, _, raw = param.partition("=")
-                if key.strip().lower() == "q":
-                    try:
-                        q = float(raw.strip())
-                    except ValueError:
-                        q = 0.0
-                    if not 0.0 <= q <= 1.0:
-                        q = 0.0
-            ranges[kind] = max(q, ranges.get(kind, 0.0))
+            for param in media.parameters:
+                if param.name == "q":
+                    q = _weight(param)
+            ranges[media.essence] = max(q, ranges.get(media.essence, 0.0))
     return ranges
+
+
+def _weight(param: mediatype.Parameter) -> float:
+    """A q value (RFC 9110 12.4.2) as float() reads it; quoted, malformed or out of
+    0..1 it is 0. The last q of a range counts."""
+    if param.quoted:
+        return 0.0  # a qvalue is never a quoted-string
+    try:
+        q = float(param.value)
+    except ValueError:
+        return 0.0
+    return q if 0.0 <= q <= 1.0 else 0.0
 
 
 def _acceptable(ranges: dict[str, float], media_type: str) -> bool:
@@ -194,7 +188,7 @@ def _accepts_both(values: tuple[bytes, ...]) -> bool:
 def is_json_media_type(values: Sequence[bytes]) -> bool:
     if len(values) != 1:
         return False
-    return _latin1(values[0]).split(";", 1)[0].strip().lower() == "application/json"
+    return mediatype.essence(_latin1(values[0])) == "application/json"
 
 
 def parse_message(body: bytes) -> dict[str, Any] | None:

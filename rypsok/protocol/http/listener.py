@@ -2,7 +2,9 @@
 
 Start: one SDK session manager per caller is entered (their lifespans), the
 socket is bound, and the first line of the log says `listening` with the
-address really bound (port 0 picks one) and the number of callers.
+address really bound (port 0 picks one) and the number of callers (after
+`sdk_hooks_unavailable`, when the installed SDK is not the one the fast lane and
+the session hooks were read in: then its public path serves, with the same answers).
 Stop (SIGTERM, SIGINT, or request_stop()): accepting ends at once, waiting
 connections close, requests in flight may finish until [service] shutdown_ms,
 then whatever remains is cancelled and the sessions end with the managers.
@@ -20,9 +22,10 @@ from anyio.abc import SocketAttribute
 
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
+from rypsok.protocol import sdk_private
 from rypsok.protocol.http.asgi import ASGIApp
 from rypsok.protocol.http.auth import Authenticator
-from rypsok.protocol.http.connection import Context, HttpConnection, Wire
+from rypsok.protocol.http.connection import Context, HttpConnection, TransportCallbacks
 from rypsok.protocol.http.gate import Policy
 from rypsok.protocol.http.modern import ModernLane
 from rypsok.protocol.http.refusals import note
@@ -51,7 +54,10 @@ class HttpListener:
         self._shutdown_s = shutdown_grace_s(core.config.service.shutdown_ms)
         self._install_signals = install_signals
         auth = Authenticator(self._settings.callers)
-        self._pool = SessionPool(self._settings.max_sessions)
+        # The fast lane and the session hooks reach into the SDK's private parts:
+        # only while they are there and the operator has not turned the lane off.
+        self.fast_lane = self._settings.fast_lane and sdk_private.AVAILABLE
+        self._pool = SessionPool(self._settings.max_sessions, hooked=self.fast_lane)
         for caller in auth.caller_ids:
             # One Server per caller: its tools call the facade as that caller, so
             # the rate limits are the caller's own (REQ-SEC-019).
@@ -89,6 +95,7 @@ class HttpListener:
         self.port = port = int(_attribute(listeners[0], SocketAttribute.local_port))
         host = self._settings.bind_host
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        sdk_private.warn_if_unavailable("http")
         await self._core.open()
         try:
             await self._listen(multi, listeners, (host, port), address, shutting_down, task_status)
@@ -107,11 +114,11 @@ class HttpListener:
         task_status: anyio.abc.TaskStatus[int],
     ) -> None:
         async with self._pool.running() as managers:
-            apps: dict[str, ASGIApp] = {c: m.handle_request for c, m in managers.items()}
+            apps: dict[str, ASGIApp] = {c: self._pool.app(c) for c in managers}
             ctx = Context(
                 policy=self._policy,
                 apps=apps,
-                lanes={c: ModernLane(m) for c, m in managers.items()},
+                lanes={c: ModernLane(m) for c, m in managers.items()} if self.fast_lane else {},
                 pool=self._pool,
                 idle_s=float(self._settings.idle_timeout_s),
                 request_s=float(self._settings.request_timeout_s),
@@ -158,7 +165,7 @@ class HttpListener:
         self, sock: anyio.abc.SocketListener, ctx: Context, group: anyio.abc.TaskGroup
     ) -> None:
         """Accept on the bound socket itself and hand each connection to an asyncio
-        transport of its own (HttpConnection's Wire): the event loop's callbacks
+        transport of its own (HttpConnection's TransportCallbacks): the event loop's callbacks
         deliver its bytes, with no read call per request."""
         limit = self._settings.max_connections
         loop = asyncio.get_running_loop()
@@ -182,13 +189,15 @@ class HttpListener:
                 accepted.close()
                 continue
             try:
-                transport, wire = await loop.connect_accepted_socket(Wire, accepted)
+                transport, callbacks = await loop.connect_accepted_socket(
+                    TransportCallbacks, accepted
+                )
             except OSError:
                 accepted.close()  # gone between accept and its transport
                 continue
             assert isinstance(transport, asyncio.Transport)
             client = (str(remote[0]), int(remote[1])) if isinstance(remote, tuple) else None
-            connection = HttpConnection(transport, wire, ctx, family, client)
+            connection = HttpConnection(transport, callbacks, ctx, family, client)
             self._connections.add(connection)
             group.start_soon(self._serve, connection)
 

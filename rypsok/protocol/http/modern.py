@@ -5,12 +5,23 @@ handler in a task group of two tasks beside a memory stream, and decides between
 JSON and an event stream by waiting on that stream: about three quarters of its
 cost per call (issue 17, bench/README.md). This lane runs the SDK's own checks in
 the SDK's order, then the SDK's own `serve_one` in the request's task, and writes
-what the SDK writes: JSON when the handler ends without a notification within
-`_SSE_PING_INTERVAL`, else an event stream (the notification, keep-alive pings,
-the reply). A request the SDK would refuse, and every other kind, is left to the
-SDK. The connection cancels the call when the client leaves, where the SDK has a
-task watching for it. tests/protocol/http/test_modern_lane.py compares the two paths
+what the SDK writes: JSON when the handler ends without a notification within the
+SDK's ping interval, else an event stream (the notification, keep-alive pings, the
+reply). A request the SDK would refuse, and every other kind, is left to the SDK.
+The connection cancels the call when the client leaves, where the SDK has a task
+watching for it. tests/protocol/http/test_modern_lane.py compares the two paths
 byte for byte, so a change of the SDK's behaviour shows there.
+
+What the lane does not check, because the gate (gate.py) already has, before any
+request reaches it: the Host and Origin (403), the method (only a POST gets here;
+the SDK answers others 405), and Accept naming both JSON and event streams (406;
+the SDK's own check, which the connection's normalised_headers restates for it).
+A request the gate refuses never reaches the lane
+(tests/protocol/http/test_lane_modes.py).
+
+The SDK's private parts it uses are reached through protocol/sdk_private.py; the
+listener builds a lane only when they are available and [service.http] fast_lane
+is on.
 """
 
 from __future__ import annotations
@@ -22,15 +33,6 @@ from http import HTTPStatus
 from typing import Any
 
 import anyio
-from mcp.server._streamable_http_modern import (
-    _SSE_HEADERS,
-    _SSE_PING_INTERVAL,
-    _mcp_param_rejection,
-    _SingleExchangeDispatchContext,
-    _sse_event,
-    _to_jsonrpc_response,
-    _write,
-)
 from mcp.server.connection import Connection
 from mcp.server.runner import serve_one
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -39,13 +41,11 @@ from mcp.shared.inbound import (
     classify_inbound_request,
     find_duplicated_routing_header,
 )
-from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
-from mcp.shared.message import ServerMessageMetadata
-from mcp.shared.transport_context import TransportContext
 from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 from starlette.requests import Request
 
+from rypsok.protocol import sdk_private
 from rypsok.protocol.http.asgi import Message, Send
 
 _PING = b": ping\r\n\r\n"
@@ -87,9 +87,7 @@ class ModernLane:
         if not isinstance(route, InboundModernRoute):
             return None
         request = Request(scope)
-        app = self._manager.app
-        state = self._manager._lifespan_state  # pinned SDK: set by run()
-        if await _mcp_param_rejection(app, request, message, route, state) is not None:
+        if await sdk_private.mcp_param_refused(self._manager, request, message, route):
             return None
         return Prepared(request, message, route)
 
@@ -100,15 +98,7 @@ class ModernLane:
         connection cancels when the client leaves."""
         message, route = prepared.message, prepared.route
         reply = _Reply(send)
-        dctx = _SingleExchangeDispatchContext(
-            transport=TransportContext(
-                kind="streamable-http", can_send_request=False, headers=prepared.request.headers
-            ),
-            request_id=message.id,
-            message_metadata=ServerMessageMetadata(request_context=prepared.request),
-            progress_token=progress_token_from_params(message.params),
-        )
-        dctx.sink = reply  # type: ignore[assignment]  # send() alone is what it calls
+        dctx = sdk_private.exchange_context(prepared.request, message, reply)
         connection = Connection.from_envelope(
             route.protocol_version, route.client_info, route.client_capabilities
         )
@@ -117,7 +107,7 @@ class ModernLane:
             watch(call)
             reply.arm()
             try:
-                outcome = await _to_jsonrpc_response(
+                outcome = await sdk_private.outcome_of(
                     message.id,
                     serve_one(
                         self._manager.app,
@@ -125,7 +115,7 @@ class ModernLane:
                         message.method,
                         message.params,
                         connection=connection,
-                        lifespan_state=self._manager._lifespan_state,
+                        lifespan_state=sdk_private.lifespan_state(self._manager),
                     ),
                 )
             finally:
@@ -133,19 +123,15 @@ class ModernLane:
         if outcome is None:
             return  # the client left: nothing is written, as with the SDK
         if reply.streaming:
-            last = _sse_event(outcome)
+            last = sdk_private.sse_event(outcome)
             await send({"type": "http.response.body", "body": last, "more_body": False})
         else:
-            await _write(outcome, prepared.request.scope, _no_receive, send)
-
-
-async def _no_receive() -> Message:  # pragma: no cover - a Response never reads
-    return {"type": "http.disconnect"}
+            await sdk_private.write_json(outcome, prepared.request.scope, send)
 
 
 class _Reply:
-    """The response while the handler runs: JSON until a notification arrives or
-    `_SSE_PING_INTERVAL` passes in silence, then an event stream with a ping after
+    """The response while the handler runs: JSON until a notification arrives or the
+    SDK's ping interval passes in silence, then an event stream with a ping after
     every further silent interval (the SDK's loop, with a timer in place of a task)."""
 
     def __init__(self, send: Send) -> None:
@@ -155,7 +141,9 @@ class _Reply:
         self._pinger: asyncio.Task[None] | None = None
 
     def arm(self) -> None:
-        self._timer = asyncio.get_running_loop().call_later(_SSE_PING_INTERVAL, self._silent)
+        self._timer = asyncio.get_running_loop().call_later(
+            sdk_private.sse_ping_interval(), self._silent
+        )
 
     async def disarm(self) -> None:
         if self._timer is not None:
@@ -186,6 +174,6 @@ class _Reply:
         if not self.streaming:
             self.streaming = True
             await self._send(
-                {"type": "http.response.start", "status": _OK, "headers": _SSE_HEADERS}
+                {"type": "http.response.start", "status": _OK, "headers": sdk_private.SSE_HEADERS}
             )
         await self._send({"type": "http.response.body", "body": chunk, "more_body": True})

@@ -8,6 +8,12 @@ racing past the gate's own check cannot both take the last slot.
 
 A cancelled call of a session gets no further message (REQ-MCP-007): the SDK would
 end its stream with a -32800 error, rypsok ends it with nothing.
+
+Two ways to do both, with the same answers. Hooked (the SDK's private hooks are
+available and [service.http] fast_lane is on): the SDK's own registry is counted and
+its admission and cancelled-call ending are replaced (protocol/sdk_private.py).
+Public: the SDK's managers as they are, each request passing through the ledger of
+session_ledger.py, which counts sessions from what goes in and out and drops the -32800.
 """
 
 from __future__ import annotations
@@ -19,29 +25,52 @@ from typing import Any
 import anyio
 import anyio.abc
 from mcp.server import Server
-from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp_types import RequestId
 
 from rypsok.core import limits
+from rypsok.protocol import sdk_private
+from rypsok.protocol.http.asgi import ASGIApp
+from rypsok.protocol.http.session_ledger import SessionLedger
 
 SESSION_EXPIRY_S = limits.default("LIM-H6T")
 
 
+def _expiry_s() -> float:
+    return SESSION_EXPIRY_S  # read at each use: a test shortens it
+
+
 class SessionPool:
-    def __init__(self, max_sessions: int) -> None:
+    def __init__(self, max_sessions: int, *, hooked: bool) -> None:
         self.max_sessions = max_sessions
-        self.managers: dict[str, _BoundedManager] = {}
+        self.hooked = hooked
+        self.managers: dict[str, StreamableHTTPSessionManager] = {}
+        self._registries: list[sdk_private.HookedSessionManager] = []
+        self._ledger = SessionLedger(_expiry_s)
 
     def live(self) -> int:
-        # The SDK keeps no public count; the pinned version's registry (mcp==2.3.0).
-        return sum(len(m._server_instances) for m in self.managers.values())
+        if self.hooked:
+            return sum(m.live() for m in self._registries)
+        return self._ledger.live()
 
     def full(self) -> bool:
         return self.live() >= self.max_sessions
 
     def add(self, caller: str, server: Server[Any], max_request_bytes: int) -> None:
-        self.managers[caller] = _BoundedManager(server, self, max_request_bytes)
+        settings = _settings(max_request_bytes, self.max_sessions)
+        if self.hooked:
+            manager = sdk_private.HookedSessionManager(server, admit=self._room, **settings)
+            self._registries.append(manager)
+            self.managers[caller] = manager
+        else:
+            self.managers[caller] = StreamableHTTPSessionManager(server, **settings)
+
+    def _room(self) -> bool:
+        return not self.full()
+
+    def app(self, caller: str) -> ASGIApp:
+        """The ASGI callable that serves `caller`'s requests (its manager running)."""
+        handle: ASGIApp = self.managers[caller].handle_request
+        return handle if self.hooked else self._ledger.tracking(caller, handle, self.full)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Mapping[str, StreamableHTTPSessionManager]]:
@@ -59,6 +88,19 @@ class SessionPool:
                 stop.set()
 
 
+def _settings(max_request_bytes: int, max_sessions: int) -> dict[str, Any]:
+    return dict(
+        json_response=False,  # SSE mode: a closed response stream cancels the call
+        stateless=False,
+        security_settings=None,  # the gate checks Host and Origin (403, not 421)
+        session_idle_timeout=SESSION_EXPIRY_S,
+        max_request_body_size=max_request_bytes,
+        # The pool-wide count refuses first (the gate, or the admission); this
+        # manager's own bound can never be the one that does.
+        max_sessions=max_sessions,
+    )
+
+
 async def _run_until(
     manager: StreamableHTTPSessionManager,
     stop: anyio.Event,
@@ -68,46 +110,3 @@ async def _run_until(
     async with manager.run():
         task_status.started()
         await stop.wait()
-
-
-class _BoundedManager(StreamableHTTPSessionManager):
-    def __init__(self, server: Server[Any], pool: SessionPool, max_request_bytes: int) -> None:
-        super().__init__(
-            server,
-            json_response=False,  # SSE mode: a closed response stream cancels the call
-            stateless=False,
-            security_settings=None,  # the gate checks Host and Origin (403, not 421)
-            session_idle_timeout=SESSION_EXPIRY_S,
-            max_request_body_size=max_request_bytes,
-            max_sessions=pool.max_sessions,
-        )
-        self._pool = pool
-
-    def _admit_session(self, requestor: Any) -> StreamableHTTPServerTransport | None:
-        # Synchronous in the SDK (no await between the check and the registration),
-        # so the pool-wide count cannot be raced on one event loop.
-        if self._pool.full():
-            return None
-        transport = super()._admit_session(requestor)
-        if transport is not None:
-            _end_unanswered_quietly(transport)
-        return transport
-
-
-def _end_unanswered_quietly(transport: StreamableHTTPServerTransport) -> None:
-    """Make the transport end a cancelled request's stream without a message.
-
-    The pinned SDK (mcp==2.3.0) calls the transport's private
-    `_terminate_unanswered_request(id)`, looked up on the instance, once a request
-    settled without an answer (it was cancelled); its own version writes a -32800
-    error on the request's stream, which the SDK's stream writer otherwise waits for.
-    tests/protocol/test_cancellation_bound.py fails if the SDK stops calling it or answers a
-    cancelled call some other way.
-    """
-
-    async def end_stream(request_id: RequestId) -> None:
-        # The SDK keys a request's streams by str(id). The stream ends with no event;
-        # whatever is still queued for the cancelled call goes with it.
-        transport.close_sse_stream(str(request_id))
-
-    transport._terminate_unanswered_request = end_stream  # type: ignore[method-assign]

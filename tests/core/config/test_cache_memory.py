@@ -12,12 +12,12 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.config import load
-from rypsok.core.config.memory import MIB, estimate
+from rypsok.core.config.estimate import MIB, estimate
 from rypsok.core.config.report import memory_of, warnings
-from tests.conftest import check
 from tests.support.paths import REPO
+from tests.support.run import check
 
-# tools/measure-memory --fetches --cache --runs 5 --idle-runs 10 --json ...: a process
+# bench/memory.py --fetches --cache --runs 5 --idle-runs 10 --json ...: a process
 # with the default configuration plus the cache on at its default bounds, filled by
 # distinct searches of four SearXNG engines on a local stand-in until it had stored its
 # size and a quarter more, each answer just under max_entry_bytes, then four web_fetch

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, check, clean_env
+from tests.support.paths import EXAMPLES
+from tests.support.run import check, clean_env
 
 DEFAULT_LINES = [
     "rypsok: tool rate limits per minute: web_search=60 web_fetch=30 engine_status=30",

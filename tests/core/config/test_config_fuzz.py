@@ -11,39 +11,7 @@ from hypothesis import strategies as st
 from rypsok.core.config import ConfigError, Problem, load
 from rypsok.core.config.load import parse
 from rypsok.core.config.validate import TABLES, validate
-
-MARK = "ZQXsecret"
-KNOWN_KEYS = [
-    "max_results",
-    "languages",
-    "region",
-    "deadline_ms",
-    "bind",
-    "callers",
-    "allow",
-    "deny",
-    "proxy",
-    "type",
-    "categories",
-    "api_key_env",
-    "api_key_file",
-    "token_env",
-    "token_file",
-    "enabled",
-    "ports",
-    "max_bytes",
-    "level",
-    "secret_detection",
-    "base_url",
-    "endpoint",
-    "id",
-    "http",
-    "auth",
-    "ttl_s",
-    "preference",
-    "user_agent_contact",
-    "allowed_hosts",
-]
+from tests.support.toml_documents import KNOWN_KEYS, MARK, toml_value
 
 scalars = st.one_of(
     st.integers(min_value=-(2**63), max_value=2**63 - 1),
@@ -66,18 +34,6 @@ documents = st.dictionaries(
     ),
     max_size=8,
 )
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value) if isinstance(value, int) else json.dumps(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return "{" + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
 
 
 def to_toml(document: dict[str, Any]) -> str:

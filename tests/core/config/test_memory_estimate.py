@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from rypsok.core import limits
-from rypsok.core.config.memory import MIB, Constants, estimate
+from rypsok.core.config.estimate import MIB, Constants, estimate
 from tests.support.paths import REPO
 
 # The fit of record: four real web_fetch calls at once to four local HTTPS sites
-# (tools/measure-memory --fetches --defaults).
+# (bench/memory.py --fetches --defaults).
 FIXTURE = REPO / "fixtures" / "memory" / "measured-cpython-linux.json"
-# parse_html alone on bodies held in memory (tools/measure-memory --defaults), kept for
+# parse_html alone on bodies held in memory (bench/memory.py --defaults), kept for
 # comparison; the estimate must be above these peaks too.
 PARSES_FIXTURE = REPO / "fixtures" / "memory" / "measured-cpython-linux-parses.json"
 BODIES, PARSES = 4, 2  # the delivered concurrency the constants are fitted on

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from rypsok.core.config import ConfigError
 from rypsok.core.config.load import parse
 from rypsok.core.config.validate import TABLES, validate
-
-from .test_config_fuzz import KNOWN_KEYS, MARK, toml_value
+from tests.support.toml_documents import KNOWN_KEYS, MARK, toml_value
 
 ODD = ["\n", "\x1b[2J", "\u202e", "\x00", " ", "\t", "'", '"', ".", "é", "\u200b", "=", "[0]"]
 KEYS = st.one_of(

@@ -12,7 +12,8 @@ import pytest
 from rypsok.core.config import ConfigError, load
 from rypsok.core.config.report import memory_of
 from rypsok.core.config.validate_store import NO_CLIENT
-from tests.conftest import REPO, check, clean_env
+from tests.support.paths import REPO
+from tests.support.run import check, clean_env
 
 PASSWORD = "s3cret-pass-Zq9"
 URL = f"redis://:{PASSWORD}@127.0.0.1:6390/0"

@@ -3,9 +3,9 @@ REQ-MCP-010)."""
 
 from __future__ import annotations
 
-from rypsok.core.engines.circuit import Circuit
-from rypsok.core.ratelimit import ToolRateLimiter
-from tests.conftest import FakeClock
+from rypsok.core.store.local.calls import ToolRateLimiter
+from rypsok.core.store.local.circuit import Circuit
+from tests.support.clock import FakeClock
 
 
 def test_req_test_017_opens_after_consecutive_counted_failures() -> None:

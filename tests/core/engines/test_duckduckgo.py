@@ -5,13 +5,10 @@ stand-in for the endpoint (tests/support/ddg_standin.py)."""
 
 from __future__ import annotations
 
-import io
 import json
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -35,13 +32,15 @@ from rypsok.core.engines.base import (
     header_lookup,
 )
 from rypsok.core.engines.duckduckgo import ADMISSION, DuckDuckGoDriver
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import QuerySkipReason
 from rypsok.core.net.client import user_agent
-from rypsok.core.telemetry import log
-from tests.conftest import FakeClock, cli
-from tests.support.ddg_standin import DDG, WIKI, Provider, Reply, client_tls, page, provider
+from rypsok.core.store.local.provider import ProviderLimiter
+from tests.support.clock import FakeClock
+from tests.support.ddg_core import core_for
+from tests.support.ddg_standin import DDG, WIKI, Reply, page, provider
+from tests.support.logs import captured_log
+from tests.support.run import cli
 
 HTML = header_lookup({"Content-Type": "text/html; charset=UTF-8"})
 KIB = 1024
@@ -142,26 +141,6 @@ def minimal(body: str) -> bytes:
     return f"<!DOCTYPE html><html><head><title>t</title></head><body>{body}</body></html>".encode()
 
 
-def core_for(
-    tmp_path: Path, standin: Provider, body: str = "", *, wikipedia: bool = False, engines: str = ""
-) -> Rypsok:
-    """A facade whose engine client reaches the stand-in through `[egress] proxy`."""
-    tables = (
-        engines or '[engines.ddg]\ntype = "duckduckgo"\ncategories = ["general"]\npreference = 20\n'
-    )
-    if wikipedia:
-        tables += (
-            '[engines.wikipedia]\ntype = "wikipedia"\ncategories = ["general"]\npreference = 10\n'
-        )
-    path = tmp_path / "rypsok.toml"
-    path.write_text(
-        f'config_version = 1\n[egress]\nproxy = "{standin.proxy_url}"\n'
-        f"[scraping]\nenabled = true\n{body}{tables}",
-        encoding="utf-8",
-    )
-    return Rypsok(load(str(path), {}), tls=client_tls())
-
-
 def search(core: Rypsok, **arguments: Any) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
         return (await core.search(arguments)).to_json()
@@ -174,19 +153,6 @@ def lift_rate(core: Rypsok, engine: str = "ddg") -> None:
     six seconds) is lifted, its concurrency cap kept."""
     cap = int(core.store.limiters[engine].slots.total_tokens)
     core.store.limiters[engine] = ProviderLimiter(60000, 1000, cap)  # type: ignore[index]
-
-
-@contextmanager
-def captured_log(level: str = "debug") -> Iterator[io.StringIO]:
-    stream = io.StringIO()
-    previous = log._stream
-    log._stream = stream
-    log.set_level(level)
-    try:
-        yield stream
-    finally:
-        log._stream = previous
-        log.set_level("info")
 
 
 # -- REQ-ENG-013: opt in, never by default ------------------------------------------------------
@@ -434,8 +400,9 @@ def test_req_test_018_no_results_answer_is_empty_and_counts_no_failure(tmp_path:
         core = core_for(tmp_path, standin)
         answer = search(core, query="qzxv wlorbnatsk ffyphj")
     assert answer == {"outcome": "empty", "notices": [], "results": []}
-    assert core.health.get("ddg").circuit.state == "closed"
-    assert core.health.get("ddg").circuit._failures == 0
+    circuit = core.store.circuits["ddg"]  # type: ignore[attr-defined]
+    assert circuit.state == "closed"
+    assert circuit._failures == 0
 
 
 @pytest.mark.parametrize("name", ["drifted.html", "drifted_links.html"])

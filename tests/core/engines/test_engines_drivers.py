@@ -18,24 +18,22 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from rypsok.core.config.secrets import Secret
-from rypsok.core.config.settings import EngineSettings
 from rypsok.core.engines import base, brave, registry, wikipedia
 from rypsok.core.engines.base import (
-    Admission,
     EngineFailure,
     EngineQuery,
     HeaderLookup,
     RawResult,
     date_part,
-    delay_seconds,
     header_lookup,
 )
 from rypsok.core.engines.brave import BraveDriver
 from rypsok.core.engines.wikipedia import WikipediaDriver
+from rypsok.core.net.retryafter import delay_seconds
 from tests.support import paths
+from tests.support.drivers import TOKEN, brave_driver, settings, wiki
 
 FIXTURES = paths.FIXTURES / "engines"
-TOKEN = "fixture-token-0123456789abcdef"  # not a real key
 MIB = 1024 * 1024
 
 
@@ -61,38 +59,6 @@ def answer(engine: str, name: str, **extra_headers: str) -> Answer:
     else:
         body = raw["body_text"].encode("utf-8")
     return Answer(raw["status"], raw["headers"], body, dict(extra_headers))
-
-
-def settings(
-    admission: Admission,
-    *,
-    endpoint: str | None = None,
-    base_url: str | None = None,
-    credential: Secret | None = None,
-) -> EngineSettings:
-    return EngineSettings(
-        id=admission.driver,
-        admission=admission,
-        enabled=True,
-        categories=("general",),
-        preference=0,
-        api_key_env="BRAVE_API_KEY" if admission.keyed else None,
-        api_key_file_set=False,
-        endpoint=endpoint,
-        base_url=base_url,
-        credential=credential,
-        credential_problem=None,
-    )
-
-
-def wiki(base_url: str | None = None) -> WikipediaDriver:
-    return WikipediaDriver(settings(wikipedia.ADMISSION, base_url=base_url))
-
-
-def brave_driver(endpoint: str = "web", credential: Secret | None = None) -> BraveDriver:
-    return BraveDriver(
-        settings(brave.ADMISSION, endpoint=endpoint, credential=credential or Secret(TOKEN))
-    )
 
 
 def query(
@@ -919,6 +885,7 @@ def test_req_res_002_header_lookup_ignores_case_and_joins_repeats() -> None:
         ("1e9", None),
         ("inf", None),
         ("12345678901", None),
+        ("\u0661\u0662", None),  # Arabic-Indic digits: a delay is ASCII digits only
     ],
 )
 def test_req_res_002_retry_after_seconds(value: str | None, seconds: float | None) -> None:

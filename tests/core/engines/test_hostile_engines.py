@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from tests.conftest import cli
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.run import cli
 from tests.support.standin import mediawiki
 
 EXPECTED = {

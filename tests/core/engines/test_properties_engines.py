@@ -24,8 +24,7 @@ from rypsok.core.engines import base
 from rypsok.core.engines.base import ERROR_CLASSES, EngineFailure, RawResult, header_lookup
 from rypsok.core.search.urls import DroppedUrl, NormalUrl, normalize
 from tests.support import paths
-
-from .test_engines_drivers import brave_driver, wiki
+from tests.support.drivers import brave_driver, wiki
 
 FIXTURES = paths.FIXTURES / "engines"
 DRIVERS = {

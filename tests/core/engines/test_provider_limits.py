@@ -7,11 +7,11 @@ from typing import Any
 
 import anyio
 
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.net.client import Response
-from tests.conftest import FakeClock
-from tests.core.search.test_search_pipeline import BRAVE, WIKI, make
+from rypsok.core.store.local.provider import ProviderLimiter
+from tests.support.clock import FakeClock
 from tests.support.fake_engines import FakeClient, brave, wikipedia
+from tests.support.searching import BRAVE, WIKI, make
 
 
 def test_req_cmp_002_burst_then_the_records_rate() -> None:

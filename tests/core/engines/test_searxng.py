@@ -13,9 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from rypsok.core.config import admission
 from rypsok.core.config.load import load
 from rypsok.core.config.settings import EngineSettings
-from rypsok.core.engines import admission, searxng
+from rypsok.core.engines import searxng
 from rypsok.core.engines.base import (
     EngineFailure,
     EngineQuery,
@@ -23,8 +24,8 @@ from rypsok.core.engines.base import (
     RawResult,
     header_lookup,
 )
-from rypsok.core.engines.circuit import COUNTED
 from rypsok.core.engines.registry import driver_for, endpoint_for
+from rypsok.core.store.values import COUNTED
 
 JSON = header_lookup({"Content-Type": "application/json; charset=utf-8"})
 

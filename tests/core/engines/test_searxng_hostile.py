@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import cli
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.run import cli
 from tests.support.standin import mediawiki
 
 Answer = Callable[[BaseHTTPRequestHandler], None]

@@ -21,9 +21,9 @@ from rypsok.core.engines.base import EngineFailure, PartialAnswer, header_lookup
 from rypsok.core.engines.registry import driver_for
 from rypsok.core.facade import Rypsok
 from rypsok.core.net.client import Response
-from tests.conftest import Run, cli
 from tests.support.fake_engines import FakeClient, brave, wikipedia
 from tests.support.mcp_lines import answers, call, lines
+from tests.support.run import Run, cli
 from tests.support.searxng import (
     Hit,
     Searxng,
@@ -246,7 +246,7 @@ def test_searxng_record_circuit_opens_after_repeated_refusals(
         return reasons
 
     assert anyio.run(four) == ["all_failed", "all_failed", "all_failed", "no_engine"]
-    [status] = core.health.reports()
+    [status] = core.health.reports(anyio.run(core.store.circuit_states))
     assert (status.id, status.state) == ("searxng", "open")
 
 

@@ -13,7 +13,6 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from rypsok.core import limits
@@ -23,49 +22,14 @@ from rypsok.core.facade import Rypsok
 from rypsok.core.fetch.continuation import PageMemory, page_bytes
 from rypsok.core.model import ToolError
 from rypsok.core.net.egress import EgressPolicy
-from tests.core.fetch.test_disposal_fetch import assert_gone, marker, reachable_text
-from tests.core.fetch.test_fetch import ALLOW_LOCAL, make
-from tests.support.site import Page, Site, site
+from tests.support.clock import FakeClock
+from tests.support.fetching import ALLOW_LOCAL, make
+from tests.support.page_parts import TITLE, article, call, codes, reads, service
+from tests.support.reachable import assert_gone, marker, reachable_text
+from tests.support.site import Page, site
 
 PART = 500  # the smallest max_chars a caller may ask for
 TTL = limits.default("LIM-F16")
-TITLE = "Harbour notes"
-
-
-def article(edition: int = 1, paragraphs: int = 8, words: str = "") -> bytes:
-    """A page whose content is about 140 characters a paragraph; editions 1 to 9 have the
-    same length, so that an offset of one is an offset into the other."""
-    text = "".join(
-        f"<p>Paragraph {i:03d} of edition {edition}: the harbour keeps its boats in rows, "
-        f"and each row has a keeper who counts them at dawn and at dusk. {words}</p>"
-        for i in range(paragraphs)
-    )
-    return (
-        f"<!doctype html><html><head><title>{TITLE}</title></head><body><main><article>"
-        f"<h1>{TITLE}</h1>{text}</article></main></body></html>"
-    ).encode()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def service(tmp_path: Path, fetch: str = "") -> tuple[Rypsok, Clock]:
-    core = make(tmp_path, ALLOW_LOCAL + "[fetch]\n" + fetch)
-    clock = Clock()
-    core.fetches.memory.clock = clock
-    return core, clock
-
-
-def call(core: Rypsok, url: str, caller: str = "local", **arguments: Any) -> dict[str, Any]:
-    async def go() -> dict[str, Any]:
-        return (await core.fetch({"url": url, **arguments}, caller=caller)).to_json()
-
-    return anyio.run(go)
 
 
 def refusal(core: Rypsok, url: str, caller: str = "local", **arguments: Any) -> ToolError:
@@ -74,21 +38,12 @@ def refusal(core: Rypsok, url: str, caller: str = "local", **arguments: Any) -> 
     return info.value
 
 
-def reads(s: Site, path: str) -> int:
-    """How many times the site was asked for the page (robots.txt aside)."""
-    return sum(1 for asked, _ in s.requests if asked == path)
-
-
 def parts(core: Rypsok, url: str, caller: str = "local") -> list[dict[str, Any]]:
     """The page read in parts of PART characters, as an agent continues."""
     out = [call(core, url, caller, max_chars=PART)]
     while out[-1]["truncated"]:
         out.append(call(core, url, caller, max_chars=PART, start_char=out[-1]["next_start_char"]))
     return out
-
-
-def codes(answer: dict[str, Any]) -> list[str]:
-    return [n["code"] for n in answer["notices"]]
 
 
 # -- one read, then memory ------------------------------------------------------------------
@@ -374,7 +329,7 @@ def test_issue_20_an_expired_page_leaves_nothing_reachable(tmp_path: Path) -> No
 
 
 def test_issue_20_the_store_bounds_the_hashes_it_remembers() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     store: PageMemory[str] = PageMemory(
         ttl_s=10, max_entries=4, max_bytes=1 << 20, hashes=2, clock=clock
     )
@@ -387,7 +342,7 @@ def test_issue_20_the_store_bounds_the_hashes_it_remembers() -> None:
 
 
 def test_issue_20_the_store_replaces_a_page_and_counts_its_bytes() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     store: PageMemory[str] = PageMemory(ttl_s=10, max_entries=4, max_bytes=10_000, clock=clock)
     assert store.put("c", ["given", "read"], "first", page_bytes(100))
     assert store.bytes == page_bytes(100)

@@ -18,8 +18,8 @@ import pytest
 import webencodings
 from html5lib._inputstream import lookupEncoding
 
-from rypsok.core.fetch import charset, legacy
-from tests.core.fetch.test_fetch import fetch, make
+from rypsok.core.html import charset, legacy
+from tests.support.fetching import fetch, make
 from tests.support.site import Page, site
 
 # One paragraph per encoding, in a language that encoding was made for.

@@ -31,7 +31,7 @@ from rypsok.core import limits
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.core.fetch import pipeline
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.html.tree import parse_html
 from rypsok.core.model import ToolError
 from rypsok.core.net.client import OutboundClient, user_agent
 from tests.support.site import CA, ca_context

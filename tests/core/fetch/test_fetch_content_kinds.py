@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.fetch.test_fetch import fetch, make, refused
+from tests.support.fetching import fetch, make, refused
 from tests.support.site import Page, site
 
 # Every construct a Markdown reader would act on, and text that looks like markup: none

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.fetch.test_fetch import ALLOW_LOCAL, ARTICLE, fetch, make, refused
+from tests.support.fetching import ALLOW_LOCAL, ARTICLE, fetch, make, refused
 from tests.support.site import Page, site
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 
 from rypsok.core.facade import Rypsok
-from tests.core.fetch.test_fetch import make
+from tests.support.fetching import make
 from tests.support.site import Page, site
 
 # A turn of more than this much CPU time on the loop fails (issue 31: "a CPU step of a

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from rypsok.core import boundary
 from rypsok.core.fetch import pipeline
-from tests.core.fetch.test_fetch import make as make_fetcher
+from tests.support.fetching import make as make_fetcher
 from tests.support.paths import REPO
 from tests.support.site import Page, site
 
@@ -24,10 +24,10 @@ from tests.support.site import Page, site
 ON_FIRST_USE = (
     "html5lib",
     "charset_normalizer",
-    "rypsok.core.fetch.charset",
-    "rypsok.core.fetch.legacy",
-    "rypsok.core.fetch.html.tree",
-    "rypsok.core.fetch.html.extract",
+    "rypsok.core.html.charset",
+    "rypsok.core.html.legacy",
+    "rypsok.core.html.tree",
+    "rypsok.core.fetch.extraction.extract",
 )
 
 

@@ -21,11 +21,12 @@ import anyio
 import pytest
 
 from rypsok.core import boundary
-from rypsok.core.fetch import charset, pipeline
-from rypsok.core.fetch.html.extract import extract_blocks, extract_text
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch import pipeline
+from rypsok.core.fetch.extraction.extract import extract_blocks, extract_text
 from rypsok.core.fetch.pipeline import FetchService
-from tests.core.fetch.test_fetch import make, refused
+from rypsok.core.html import charset
+from rypsok.core.html.tree import parse_html
+from tests.support.fetching import make, refused
 from tests.support.site import Page, site
 
 ZWSP = "\u200b"  # invisible: the cleaner removes it, extraction keeps it

@@ -21,7 +21,7 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.fetch.robots import parse_robots_prefix
-from tests.core.fetch.test_fetch import ARTICLE, fetch, make, refused
+from tests.support.fetching import ARTICLE, fetch, make, refused
 from tests.support.site import CA, Page, site
 
 BOUND = limits.default("LIM-F13")

@@ -20,7 +20,7 @@ import pytest
 from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import ToolError
-from tests.core.fetch.test_continuation import article, call, codes, reads, service
+from tests.support.page_parts import article, call, codes, reads, service
 from tests.support.site import Page, site
 
 HOLD_MAX_S = 8.0  # a page the test forgot to release still ends

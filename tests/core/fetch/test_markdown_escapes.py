@@ -18,8 +18,8 @@ from html.entities import html5
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rypsok.core.fetch.html.markdown import write_markdown
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.extraction.markdown import write_markdown
+from rypsok.core.html.tree import parse_html
 
 BASE = "https://example.org/"
 

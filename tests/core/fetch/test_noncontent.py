@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from rypsok.core.fetch.html.extract import Extracted, extract
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.extraction.extract import Extracted, extract
 from rypsok.core.fetch.noncontent import (
     NEEDED,
     OWN_PROSE_FLOOR,
@@ -26,7 +25,8 @@ from rypsok.core.fetch.noncontent import (
     classify,
     read_signs,
 )
-from tests.core.fetch.test_fetch import fetch, make
+from rypsok.core.html.tree import parse_html
+from tests.support.fetching import fetch, make
 from tests.support.paths import FIXTURES
 from tests.support.site import Page, site
 

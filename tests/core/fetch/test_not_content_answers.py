@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.fetch.test_fetch import fetch, make, refused
+from tests.support.fetching import fetch, make, refused
 from tests.support.paths import FIXTURES
 from tests.support.site import Page, site
 

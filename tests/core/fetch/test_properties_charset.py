@@ -1,4 +1,4 @@
-"""Properties of charset decoding (REQ-PAGE-007, REQ-SEC-023): rypsok.core.fetch.charset.
+"""Properties of charset decoding (REQ-PAGE-007, REQ-SEC-023): rypsok.core.html.charset.
 
 Whatever the bytes and whatever the Content-Type says (a real label, a mangled one, or
 garbage a server made up), decoding gives text and never raises; replaced bytes never
@@ -13,7 +13,7 @@ import webencodings
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from rypsok.core.fetch import charset
+from rypsok.core.html import charset
 
 LABELS = sorted(webencodings.LABELS)
 labels = st.one_of(

@@ -16,13 +16,13 @@ from rypsok.core.fetch.robots import (
     DISALLOW_ALL,
     MAX_PATTERN_LITERAL,
     MAX_RULES,
-    RobotsCache,
     RobotsRules,
     parse_robots,
     parse_robots_prefix,
     rules_for_status,
 )
-from tests.conftest import FakeClock
+from rypsok.core.store.local.robots import RobotsCache
+from tests.support.clock import FakeClock
 
 
 def rules(text: str) -> RobotsRules:

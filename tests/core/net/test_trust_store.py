@@ -9,7 +9,7 @@ import pytest
 import trustme
 
 from rypsok.core.net.tls import TrustStoreBuild, TrustStoreError, client_context
-from tests.conftest import check, clean_env, cli
+from tests.support.run import check, clean_env, cli
 
 
 def test_system_store_loads() -> None:

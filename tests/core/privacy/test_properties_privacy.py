@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rypsok.core.privacy import KINDS, MODES, PLACEHOLDER, apply, check_url, find_secrets
-
-from .test_privacy import EXAMPLES
+from tests.support.fake_secrets import EXAMPLES
 
 filler = st.one_of(
     st.text(max_size=40),

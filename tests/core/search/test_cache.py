@@ -27,18 +27,22 @@ import anyio
 import pytest
 
 from rypsok.core.engines.base import EngineQuery, HeaderLookup, OutboundRequest, RawResult
-from rypsok.core.engines.circuit import Circuit
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import ToolError
 from rypsok.core.net.client import Response
-from rypsok.core.search.cache import CacheKey, ResultCache, eligible, entry_bytes
+from rypsok.core.search.pipeline import eligible
 from rypsok.core.search.rank import EngineAnswer, Observation, rank
+from rypsok.core.store.local.cache import ResultCache, entry_bytes
+from rypsok.core.store.local.circuit import Circuit
+from rypsok.core.store.local.provider import ProviderLimiter
+from rypsok.core.store.values import CacheKey
 from rypsok.core.telemetry import log
-from tests.conftest import REPO, FakeClock, check
-from tests.core.search.test_search_pipeline import BRAVE, WIKI, make
+from tests.support.clock import FakeClock
 from tests.support.fake_engines import FakeClient, brave, fixture, wikipedia
 from tests.support.mcp_lines import call
+from tests.support.paths import REPO
+from tests.support.run import check
+from tests.support.searching import BRAVE, WIKI, make
 from tests.support.standin import mediawiki
 
 CACHE_ON = "[cache]\nenabled = true\n"
@@ -290,7 +294,7 @@ def test_req_cache_007_an_expired_entry_leaves_memory_without_another_call() -> 
 
 
 def test_req_cache_007_the_cache_module_writes_nothing_to_disk() -> None:
-    source = (REPO / "rypsok" / "core" / "search" / "cache.py").read_text(encoding="utf-8")
+    source = (REPO / "rypsok" / "core" / "store" / "local" / "cache.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     called = {
         node.func.id
@@ -521,18 +525,19 @@ def test_lim_k4_a_large_answer_is_served_but_not_stored(tmp_path: Path) -> None:
 def test_req_test_010_a_circuit_probe_bypasses_the_lookup(tmp_path: Path) -> None:
     core, fake = make(tmp_path, CACHE_ON + WIKI_ONLY)
     clock = FakeClock(50.0)
-    health = core.health.get("wikipedia")
-    health.circuit = Circuit(1, 10, 60, clock=clock)
+    circuit = core.store.circuits["wikipedia"] = Circuit(  # type: ignore[attr-defined]
+        1, 10, 60, clock=clock
+    )
     fake.by_host = {WIKI: wikipedia(["A"])}
     search(core, query="rust")  # stored
     fake.by_host = {WIKI: fixture("wikipedia", "malformed")}
     with pytest.raises(ToolError):  # all_failed; opens the circuit
         search(core, query="other")
-    assert health.circuit.state == "open"
+    assert circuit.state == "open"
     calls = wiki_calls(fake)
     # While the engine rests, its stored answer is still served, without a request.
     assert search(core, query="rust")["notices"] == [FROM_CACHE]
-    assert wiki_calls(fake) == calls and health.circuit.state == "open"
+    assert wiki_calls(fake) == calls and circuit.state == "open"
     # The cooldown is over: this call holds the probe, which goes to the engine even
     # though the cache has an answer for it.
     clock.now = 61.0
@@ -540,7 +545,7 @@ def test_req_test_010_a_circuit_probe_bypasses_the_lookup(tmp_path: Path) -> Non
     probed = search(core, query="rust")
     assert wiki_calls(fake) == calls + 1
     assert probed["notices"] == [] and probed["results"][0]["title"] == "Fresh"
-    assert health.circuit.state == "closed"
+    assert circuit.state == "closed"
     # The probe's answer replaced the entry.
     again = search(core, query="rust")
     assert again["notices"] == [FROM_CACHE] and again["results"][0]["title"] == "Fresh"
@@ -574,7 +579,8 @@ def test_req_test_010_a_hit_leaves_the_circuit_and_the_latency_alone(tmp_path: P
     assert search(core, query="rust")["notices"] == [FROM_CACHE]  # no record_success
     with pytest.raises(ToolError):  # the second failure in a row
         search(core, query="broken two")
-    assert health.circuit.state == "open"  # the hit did not reset the count
+    # The hit did not reset the count.
+    assert core.store.circuits["wikipedia"].state == "open"  # type: ignore[attr-defined]
     assert len(health._latencies) == latencies + 2  # the two failures' requests, no hit
 
 
@@ -645,25 +651,21 @@ def test_req_test_010_a_cancelled_call_stores_nothing(tmp_path: Path) -> None:
 
 def test_req_cache_002_only_web_search_uses_the_cache() -> None:
     # Fetched content is never cached: the search pipeline is the cache's only user.
-    importers = []
+    users = []
     for path in sorted((REPO / "rypsok").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = (
-                [a.name for a in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else []
+            asks = isinstance(node, ast.Attribute) and node.attr in ("cache_get", "cache_put")
+            keys = isinstance(node, ast.ImportFrom) and any(
+                a.name == "CacheKey" for a in node.names
             )
-            if any(n == "rypsok.core.search.cache" for n in names):
-                importers.append(path.relative_to(REPO).as_posix())
+            if asks or keys:
+                users.append(path.relative_to(REPO).as_posix())
     # The stores hold entries for the search pipeline; nothing that fetches a page may.
-    assert "rypsok/core/search/pipeline.py" in importers
+    assert "rypsok/core/search/pipeline.py" in users
     assert all(
-        p == "rypsok/core/search/pipeline.py" or p.startswith("rypsok/core/store/")
-        for p in importers
-    ), importers
+        p == "rypsok/core/search/pipeline.py" or p.startswith("rypsok/core/store/") for p in users
+    ), users
 
 
 def test_req_cache_007_a_cached_search_writes_nothing_to_disk(

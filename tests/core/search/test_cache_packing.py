@@ -7,9 +7,9 @@ import gc
 import tracemalloc
 
 from rypsok.core import limits
-from rypsok.core.config.memory import CACHE_ENTRY_BYTES
-from rypsok.core.engines.base import EngineQuery, RawResult
-from rypsok.core.search.cache import CacheKey, ResultCache, entry_bytes, pack, unpack
+from rypsok.core.config.estimate import CACHE_ENTRY_BYTES
+from rypsok.core.store.local.cache import ResultCache, entry_bytes, pack, unpack
+from rypsok.core.store.values import CacheKey, EngineQuery, RawResult
 
 ODD = (
     RawResult("https://e.example/a", "A <b>x</b>", "about a", "2026-01-02", True, ("alpha",)),

@@ -24,16 +24,13 @@ from typing import Any
 
 import anyio
 
+from bench import search as bench
 from rypsok.core import boundary
 from rypsok.core.search.urls import NormalUrl, normalize
 from rypsok.core.telemetry import log
-from tests.support.bench import load_bench
 from tests.support.paths import FIXTURES
 
 GOLDEN = FIXTURES / "search" / "bench-responses.json"
-
-
-bench = load_bench("search")
 
 # -- hostile text ---------------------------------------------------------------------------
 

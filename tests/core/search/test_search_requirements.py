@@ -14,10 +14,11 @@ import anyio
 import pytest
 
 from rypsok.core import limits
-from rypsok.core.engines.limiter import ProviderLimiter
 from rypsok.core.model import ENGINE_ERROR_CLASSES, ToolError
+from rypsok.core.store.local.provider import ProviderLimiter
 from rypsok.core.telemetry import counters, log
-from tests.core.search.test_search_pipeline import (
+from tests.support.fake_engines import brave, fixture, wikipedia
+from tests.support.searching import (
     BRAVE,
     KEY,
     WIKI,
@@ -27,7 +28,6 @@ from tests.core.search.test_search_pipeline import (
     run_error,
     run_search,
 )
-from tests.support.fake_engines import brave, fixture, wikipedia
 
 NOTICE_CODES = {
     "engine_unavailable",
@@ -371,7 +371,7 @@ def test_req_obs_001_req_obs_004_health_and_circuit_visible_in_status_and_logs(
     run_search(core, query="a")
     states = {e.id: e.state for e in anyio.run(core.status).engines}
     assert states["brave"] == "open"
-    assert list(core.health.get("brave").circuit.transitions) == ["opened"]
+    assert list(core.store.circuits["brave"].transitions) == ["opened"]  # type: ignore[attr-defined]
     events = [
         json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")
     ]

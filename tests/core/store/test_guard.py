@@ -17,8 +17,8 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.store.guard import TIMEOUTS_TO_FAIL, Away, Guard
-from tests.conftest import FakeClock
-from tests.core.store.support import events
+from tests.support.clock import FakeClock
+from tests.support.store import events
 
 pytestmark = pytest.mark.anyio
 

@@ -16,13 +16,12 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.config.settings import Config
-from rypsok.core.engines.base import EngineQuery, RawResult
 from rypsok.core.fetch.robots import parse_robots
-from rypsok.core.search.cache import CacheKey
 from rypsok.core.store.redis_store import RedisStore
+from rypsok.core.store.values import CacheKey, EngineQuery, RawResult
 from rypsok.core.telemetry import counters
-from tests.core.store.support import ENGINE, events, inspector, make_config, replicas, tuned
 from tests.support.redis import RedisServer
+from tests.support.store import ENGINE, events, inspector, make_config, replicas, tuned
 
 pytestmark = pytest.mark.anyio
 
@@ -109,7 +108,7 @@ async def every_operation_answers_locally(store: RedisStore, within: Timer) -> N
     await within(store.circuit_failure(ENGINE, "timeout"))
     assert await within(store.circuit_admit(ENGINE)) == "skip"
     assert await within(store.circuit_states()) == {ENGINE: "open"}
-    assert store.local._health.get(ENGINE).circuit.state == "open"  # this process's own
+    assert store.local.circuits[ENGINE].state == "open"  # this process's own
 
     assert await within(store.cache_put(KEY, RESULTS)) == "skipped"
     assert await within(store.cache_get(KEY)) is None

@@ -16,12 +16,11 @@ import anyio.lowlevel
 import pytest
 
 from rypsok.core.config.settings import Config
-from rypsok.core.engines.base import EngineQuery
-from rypsok.core.search.cache import CacheKey
 from rypsok.core.store.redis_store import RedisStore
+from rypsok.core.store.values import CacheKey, EngineQuery
 from rypsok.core.telemetry import counters
-from tests.core.store.support import ENGINE, events, make_config, replicas, store_failures
 from tests.support.redis import RedisServer
+from tests.support.store import ENGINE, events, make_config, replicas, store_failures
 
 pytestmark = pytest.mark.anyio
 

@@ -1,10 +1,14 @@
 """The redis backend against a real redis-server (issue 21): two `RedisStore` instances in
-one process stand for two replicas sharing one Redis; each has its own connection pool,
-health registry and local fallback, as separate processes would."""
+one process stand for two replicas sharing one Redis; each has its own connection pool
+and local fallback, as separate processes would.
+
+What both backends must do alike (windows, buckets, cooldowns, the cache, strict mode,
+robots rules, across replicas and in time) is the contract suite's (test_contract.py);
+here is only what Redis alone does: tickets and leases in Redis, one probe among
+concurrent replicas, what is written there, prefixes, sockets and passwords."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import time
 from pathlib import Path
@@ -14,20 +18,11 @@ import anyio
 import pytest
 
 from rypsok.core import limits
-from rypsok.core.engines.base import EngineQuery, RawResult
 from rypsok.core.fetch.robots import parse_robots
-from rypsok.core.search.cache import CacheKey
 from rypsok.core.store.redis_store import RedisStore
-from tests.core.store.support import (
-    ENGINE,
-    events,
-    everything,
-    inspector,
-    make_config,
-    replicas,
-    tuned,
-)
+from rypsok.core.store.values import CacheKey, EngineQuery, RawResult
 from tests.support.redis import RedisServer, redis_server
+from tests.support.store import ENGINE, events, everything, inspector, make_config, replicas, tuned
 
 pytestmark = pytest.mark.anyio
 
@@ -73,37 +68,6 @@ async def test_the_call_window_holds_across_two_replicas_and_a_refund_frees_exac
 
 
 # -- provider rate, Retry-After and concurrency ------------------------------------------
-
-
-async def test_the_token_bucket_holds_across_two_replicas(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    # 60 a minute: one token a second; Wikipedia's burst of 10.
-    config = tuned(make_config(tmp_path, server.url), rate_per_minute=60)
-    async with replicas(config) as (a, b):
-        burst = [await (a if i % 2 else b).reserve(ENGINE, 0.0) for i in range(10)]
-        assert burst == [0.0] * 10
-        assert await a.reserve(ENGINE, 0.0) is None
-        assert await b.reserve(ENGINE, 0.4) is None  # too late: nothing was taken
-        # Turns taken now queue one behind the other, whichever replica takes them.
-        first = await b.reserve(ENGINE, 5.0)
-        second = await a.reserve(ENGINE, 5.0)
-    assert first is not None and second is not None
-    assert 0.5 < first <= 1.0
-    assert second - first == pytest.approx(1.0, abs=0.05)
-
-
-async def test_a_retry_after_on_one_replica_holds_the_other(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    async with replicas(make_config(tmp_path, server.url)) as (a, b):
-        await a.hold(ENGINE, 2.0)
-        assert await b.reserve(ENGINE, 1.0) is None
-        wait = await b.reserve(ENGINE, 3.0)
-        assert wait is not None and 1.5 < wait <= 2.0
-        await b.hold(ENGINE, 0.5)  # a shorter pause leaves the longer one
-        wait = await a.reserve(ENGINE, 3.0)
-        assert wait is not None and 1.5 < wait <= 2.0
 
 
 async def test_slots_are_counted_across_replicas_and_a_dead_replicas_lease_expires(
@@ -154,7 +118,7 @@ async def test_a_circuit_opened_by_failures_on_one_replica_is_open_on_the_other(
         assert await b.circuit_admit(ENGINE) == "skip"
         assert await b.circuit_states() == {ENGINE: "open"}
         # The shared circuit, not the replicas' own.
-        assert a.local._health.get(ENGINE).circuit.state == "closed"
+        assert a.local.circuits[ENGINE].state == "closed"
     opened = events(logs, "circuit_opened")
     assert [(e["engine"], e["cooldown_ms"]) for e in opened] == [(ENGINE, 60_000)]
 
@@ -193,39 +157,6 @@ async def test_exactly_one_probe_in_the_deployment_and_its_success_closes_the_ci
     assert [e["engine"] for e in events(logs, "circuit_closed")] == [ENGINE]
 
 
-async def test_a_failed_probe_doubles_the_cooldown_up_to_the_longest_and_retry_after_is_honoured(
-    server: RedisServer, tmp_path: Path, logs: io.StringIO
-) -> None:
-    config = tuned(
-        make_config(tmp_path, server.url, "[resilience]\nfailures_to_open = 1\n"),
-        first_cooldown_s=1,
-        max_cooldown_s=4,
-    )
-    peek = inspector(server.url)
-    key = "rypsok:circuit:wikipedia"
-    async with replicas(config) as (a, b):
-        await a.circuit_failure(ENGINE, "timeout")
-        # A probe that ends with an uncounted failure opens again without doubling; a
-        # counted one doubles, up to the longest cooldown.
-        for store, error in ((a, "request_failure"), (b, "timeout"), (a, "parse_failure")):
-            peek.hset(key, "open_until", 0)  # the cooldown is over
-            assert await store.circuit_admit(ENGINE) == "probe"
-            await store.circuit_failure(ENGINE, error)
-            assert await a.circuit_admit(ENGINE) == "skip"
-            assert await b.circuit_admit(ENGINE) == "skip"
-        peek.hset(key, "open_until", 0)
-        assert await b.circuit_admit(ENGINE) == "probe"
-        await b.circuit_failure(ENGINE, "blocked")
-        await b.circuit_success(ENGINE)
-        # Retry-After: longer than the cooldown is honoured, up to the longest cooldown.
-        await b.circuit_failure(ENGINE, "rate_limited", retry_after_s=2.5)
-        await b.circuit_success(ENGINE)
-        await b.circuit_failure(ENGINE, "rate_limited", retry_after_s=100)
-    cooldowns = [e["cooldown_ms"] for e in events(logs, "circuit_opened")]
-    assert cooldowns == [1000, 1000, 2000, 4000, 4000, 2500, 4000]
-    assert len(events(logs, "circuit_closed")) == 2
-
-
 async def test_a_dead_replicas_probe_lease_expires_and_only_its_holder_abandons_a_probe(
     server: RedisServer, tmp_path: Path
 ) -> None:
@@ -256,26 +187,6 @@ async def test_a_dead_replicas_probe_lease_expires_and_only_its_holder_abandons_
 # -- the result cache ---------------------------------------------------------------------
 
 
-async def test_an_answer_cached_on_one_replica_is_a_hit_on_the_other_under_its_whole_key(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    config = make_config(tmp_path, server.url, "[cache]\nenabled = true\n")
-    key = CacheKey(ENGINE, "mimlys", QUERY)
-    async with replicas(config) as (a, b):
-        assert a.cache_enabled
-        assert await a.cache_put(key, RESULTS) == "stored"
-        assert await b.cache_get(key) == RESULTS
-        assert await b.cache_get(CacheKey(ENGINE, "ops", QUERY)) is None
-        for change in ({"count": 5}, {"language": "de"}, {"engine_timeout_ms": 900}):
-            other = CacheKey(ENGINE, "mimlys", dataclasses.replace(QUERY, **change))
-            assert await b.cache_get(other) is None, change
-
-    peek = inspector(server.url)
-    stored = [k for k in everything(peek) if k.startswith(b"rypsok:cache:")]
-    assert len(stored) == 1
-    assert 0 < peek.pttl(stored[0]) <= config.cache.ttl_s * 1000
-
-
 async def test_no_key_and_no_value_in_redis_holds_the_query_text(
     server: RedisServer, tmp_path: Path
 ) -> None:
@@ -294,92 +205,12 @@ async def test_no_key_and_no_value_in_redis_holds_the_query_text(
         assert b"a.example" not in name
 
 
-async def test_an_answer_above_max_entry_bytes_is_not_stored(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    config = make_config(tmp_path, server.url, "[cache]\nenabled = true\nmax_entry_bytes = 1024\n")
-    key = CacheKey(ENGINE, "mimlys", QUERY)
-    large = (RawResult("https://a.example/", "t", "x" * 1020),)  # 1041 bytes
-    async with replicas(config) as (a, b):
-        assert await a.cache_put(key, large) == "too_large"
-        assert await b.cache_get(key) is None
-        assert await a.cache_put(key, (RawResult("https://a.example/", "t", "x"),)) == "stored"
-    assert len([k for k in everything(inspector(server.url)) if b":cache:" in k]) == 1
-
-
-async def test_the_cache_keeps_at_most_max_entries_in_the_deployment(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    config = make_config(tmp_path, server.url, "[cache]\nenabled = true\nmax_entries = 3\n")
-    keys = [CacheKey(ENGINE, "mimlys", dataclasses.replace(QUERY, count=n)) for n in range(5)]
-    async with replicas(config) as (a, b):
-        for n, key in enumerate(keys):
-            assert await (a, b)[n % 2].cache_put(key, RESULTS) == "stored"
-        found = [await a.cache_get(key) is not None for key in keys]
-    assert found == [False, False, True, True, True]
-    peek = inspector(server.url)
-    assert peek.zcard("rypsok:index:cache") == 3
-    assert len([k for k in everything(peek) if k.startswith(b"rypsok:cache:")]) == 3
-
-
 async def test_a_disabled_cache_never_touches_redis(server: RedisServer, tmp_path: Path) -> None:
     async with replicas(make_config(tmp_path, server.url)) as (a, _):
         assert not a.cache_enabled
         assert await a.cache_put(CacheKey(ENGINE, "mimlys", QUERY), RESULTS) == "skipped"
         assert await a.cache_get(CacheKey(ENGINE, "mimlys", QUERY)) is None
     assert everything(inspector(server.url)) == {}
-
-
-# -- strict mode and robots.txt -----------------------------------------------------------
-
-
-async def test_urls_returned_on_one_replica_are_known_on_the_other_up_to_the_bound(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    config = make_config(tmp_path, server.url, "[limits]\nstrict_mode_urls = 100\n")
-    old = [f"https://old.example/{n}" for n in range(30)]
-    new = [f"https://new.example/{n}" for n in range(100)]
-    async with replicas(config) as (a, b):
-        await a.remember_returned(old[:2])
-        assert await b.was_returned(["https://elsewhere.example/", old[1]])
-        assert not await b.was_returned(["https://elsewhere.example/"])
-        await a.remember_returned(old)
-        for start in range(0, 100, 25):
-            await a.remember_returned(new[start : start + 25])
-        assert not await b.was_returned(old[2:])  # the oldest left for the newest
-        assert all([await b.was_returned([url]) for url in new])
-    assert inspector(server.url).zcard("rypsok:returned") == 100
-
-
-async def test_robots_rules_round_trip_between_replicas_and_are_bounded(
-    server: RedisServer, tmp_path: Path
-) -> None:
-    config = make_config(tmp_path, server.url, "[limits]\nrobots_cache_entries = 10\n")
-    rules = parse_robots(
-        b"User-agent: *\nDisallow: /private\nAllow: /private/open$\nDisallow: /*.pdf$\n"
-        b"Disallow: /caf%c3%a9\n"
-    )
-    async with replicas(config) as (a, b):
-        await a.robots_put("HTTPS://Example.ORG:8443", rules)
-        got = await b.robots_get("https://example.org:8443")
-        assert got == rules
-        assert got is not None and got.rules  # equal, and not trivially empty
-        for target, allowed in (
-            ("/private/x", False),
-            ("/private/open", True),
-            ("/private/open/x", False),
-            ("/docs/a.pdf", False),
-            ("/docs/a.pdf?x", True),
-            ("/café", False),
-            ("/public", True),
-        ):
-            assert got.allows(target) is allowed, target
-        assert await b.robots_get("https://example.org") is None
-        for n in range(12):
-            await a.robots_put(f"https://site{n}.example", rules)
-        assert await b.robots_get("https://site0.example") is None
-        assert await b.robots_get("https://site11.example") == rules
-    assert inspector(server.url).zcard("rypsok:index:robots") == 10
 
 
 # -- prefixes, sockets, passwords ---------------------------------------------------------

@@ -20,7 +20,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
     TOKEN_A,
     TOKEN_B,
     caller_env,
@@ -66,6 +66,7 @@ async def _sdk_session(port: int, modern: bool, token: str | None) -> dict[str, 
 
 
 @pytest.mark.parametrize("modern", [True, False], ids=["2026-07-28", "handshake"])
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_006_the_sdk_client_in_both_revisions(tmp_path: Path, modern: bool) -> None:
     with served(tmp_path, config_text(callers=True)) as server:
 
@@ -103,6 +104,7 @@ def test_req_sec_019_per_caller_limits_one_caller_exhausting_its_own(tmp_path: P
         assert callers[3:] == [("ops", "ok"), ("ops", "ok")]
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_007_a_closed_response_stream_aborts_the_call(tmp_path: Path) -> None:
     with mediawiki(delay_s=2.0) as wiki:
         text = config_text(more=wiki_engine(wiki["base_url"]))

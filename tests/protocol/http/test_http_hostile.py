@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
     config_text,
     exchange,
     modern_headers,

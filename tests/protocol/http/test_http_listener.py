@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.http.test_http_harness import (
-    ACCEPT_BOTH,
+from tests.support.http_harness import (
+    LEGACY,
     MODERN,
     TOKEN_A,
     TOKEN_B,
     config_text,
     envelope,
     exchange,
+    legacy_headers,
+    legacy_initialize,
     modern_headers,
     parse,
     post,
@@ -29,29 +31,6 @@ from tests.protocol.http.test_http_harness import (
     sse_json,
     tool_call,
 )
-
-LEGACY = "2025-11-25"
-
-
-def _initialize(request_id: int = 1) -> dict[str, object]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
-
-
-def _legacy_headers(token: str | None = None, **extra: str) -> dict[str, str]:
-    headers = {"Host": "127.0.0.1", "Content-Type": "application/json", "Accept": ACCEPT_BOTH}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    headers.update(extra)
-    return headers
 
 
 @pytest.fixture
@@ -69,6 +48,7 @@ def authed(tmp_path: Path):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------ 200
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_003_a_good_call_is_answered_like_stdio(local) -> None:
     reply = post(local.port, tool_call("engine_status"), modern_headers())
     assert reply.status == 200
@@ -78,14 +58,16 @@ def test_req_mcp_003_a_good_call_is_answered_like_stdio(local) -> None:
     assert local.events("call")[-1]["caller"] == "local"
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_status_200_unknown_tool_is_a_jsonrpc_error_not_an_http_error(local) -> None:
     reply = post(local.port, tool_call("nope"), modern_headers(name="nope"))
     assert reply.status == 200
     assert reply.json()["error"] == {"code": -32602, "message": "unknown tool"}
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_status_200_unknown_tool_in_a_legacy_session(local) -> None:
-    opened = post(local.port, _initialize(), _legacy_headers())
+    opened = post(local.port, legacy_initialize(), legacy_headers())
     assert opened.status == 200
     session = opened.headers["mcp-session-id"]
     reply = post(
@@ -96,7 +78,7 @@ def test_status_200_unknown_tool_in_a_legacy_session(local) -> None:
             "method": "tools/call",
             "params": {"name": "nope", "arguments": {}},
         },
-        _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+        legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
     )
     assert reply.status == 200
     assert sse_json(reply)["error"]["code"] == -32602
@@ -117,7 +99,7 @@ def test_status_400_a_missing_protocol_header(local) -> None:
 
 def test_status_400_a_legacy_post_without_session(local) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-    reply = post(local.port, body, _legacy_headers())
+    reply = post(local.port, body, legacy_headers())
     assert reply.status == 400
     assert "Missing session ID" in reply.json()["error"]["message"]
 
@@ -437,14 +419,15 @@ def test_an_oversized_head_sent_slowly_is_431(local) -> None:
 # ------------------------------------------------------------------ 503
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_sec_024_status_503_a_handshake_beyond_the_session_bound(tmp_path: Path) -> None:
     with served(tmp_path, config_text("max_sessions = 2")) as server:
         sessions = []
         for request_id in (1, 2):
-            reply = post(server.port, _initialize(request_id), _legacy_headers())
+            reply = post(server.port, legacy_initialize(request_id), legacy_headers())
             assert reply.status == 200
             sessions.append(reply.headers["mcp-session-id"])
-        refused = post(server.port, _initialize(3), _legacy_headers())
+        refused = post(server.port, legacy_initialize(3), legacy_headers())
         assert refused.status == 503
         assert refused.headers["retry-after"] == "30"
         assert "mcp-session-id" not in refused.headers
@@ -455,17 +438,18 @@ def test_req_sec_024_status_503_a_handshake_beyond_the_session_bound(tmp_path: P
         gone = post(
             server.port,
             None,
-            _legacy_headers(**{"Mcp-Session-Id": sessions[0], "MCP-Protocol-Version": LEGACY}),
+            legacy_headers(**{"Mcp-Session-Id": sessions[0], "MCP-Protocol-Version": LEGACY}),
             method="DELETE",
         )
         assert gone.status == 200
-        assert post(server.port, _initialize(4), _legacy_headers()).status == 200
+        assert post(server.port, legacy_initialize(4), legacy_headers()).status == 200
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_sec_024_the_bound_holds_across_callers(tmp_path: Path) -> None:
     with served(tmp_path, config_text("max_sessions = 1", callers=True)) as server:
-        assert post(server.port, _initialize(), _legacy_headers(TOKEN_A)).status == 200
-        assert post(server.port, _initialize(), _legacy_headers(TOKEN_B)).status == 503
+        assert post(server.port, legacy_initialize(), legacy_headers(TOKEN_A)).status == 200
+        assert post(server.port, legacy_initialize(), legacy_headers(TOKEN_B)).status == 503
 
 
 def test_req_sec_024_sessions_expire_after_300_s_without_traffic() -> None:
@@ -474,15 +458,16 @@ def test_req_sec_024_sessions_expire_after_300_s_without_traffic() -> None:
     assert SESSION_EXPIRY_S == 300
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_a_session_of_one_caller_is_unknown_to_another(tmp_path: Path) -> None:
     with served(tmp_path, config_text(callers=True)) as server:
-        session = post(server.port, _initialize(), _legacy_headers(TOKEN_A)).headers[
+        session = post(server.port, legacy_initialize(), legacy_headers(TOKEN_A)).headers[
             "mcp-session-id"
         ]
         reply = post(
             server.port,
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-            _legacy_headers(TOKEN_B, **{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+            legacy_headers(TOKEN_B, **{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
         )
         assert reply.status == 404
 
@@ -492,7 +477,7 @@ def test_a_session_of_one_caller_is_unknown_to_another(tmp_path: Path) -> None:
 
 def test_legacy_revisions_false_initialize_gets_32022(tmp_path: Path) -> None:
     with served(tmp_path, config_text("legacy_revisions = false")) as server:
-        reply = post(server.port, _initialize(), _legacy_headers())
+        reply = post(server.port, legacy_initialize(), legacy_headers())
         error = reply.json()["error"]
         assert error["code"] == -32022
         assert error["data"]["supported"] == [MODERN]
@@ -507,7 +492,7 @@ def test_legacy_revisions_false_initialize_gets_32022(tmp_path: Path) -> None:
         listed = post(
             server.port,
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-            _legacy_headers(**{"Mcp-Session-Id": "x"}),
+            legacy_headers(**{"Mcp-Session-Id": "x"}),
         )
         assert listed.status == 400
 

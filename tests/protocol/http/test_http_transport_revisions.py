@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.protocol.http.test_http_harness import (
+from tests.support.http_harness import (
     ACCEPT_BOTH,
     TOKEN_A,
     Reply,

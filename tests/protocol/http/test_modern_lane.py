@@ -25,20 +25,20 @@ from mcp.server.context import ServerRequestContext
 
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
-from rypsok.protocol.http import modern
 from rypsok.protocol.http.asgi import build_scope, normalised_headers
 from rypsok.protocol.http.modern import ModernLane
 from rypsok.protocol.http.sessions import SessionPool
 from rypsok.protocol.server import build_server
-from tests.conftest import clean_env
-from tests.protocol.http.test_http_harness import config_text as http_config
-from tests.protocol.http.test_http_harness import (
+from tests.support import lanes
+from tests.support.http_harness import config_text as http_config
+from tests.support.http_harness import (
     exchange,
     modern_headers,
     request_bytes,
     served,
     tool_call,
 )
+from tests.support.run import clean_env
 
 MODERN = "2026-07-28"
 Messages = list[dict[str, Any]]
@@ -89,7 +89,7 @@ def _scope(body: bytes, name: str | None, **extra: bytes) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def _running(server: Server[Any]) -> AsyncIterator[Any]:
-    pool = SessionPool(4)
+    pool = SessionPool(4, hooked=True)
     pool.add("local", server, 1 << 20)
     async with pool.running() as managers:
         yield managers["local"]
@@ -263,8 +263,8 @@ def test_lane_turns_to_an_event_stream_at_a_notification_as_the_sdk_does() -> No
 def test_lane_keeps_a_silent_call_alive_with_pings_as_the_sdk_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The lane reads the SDK's own interval at each call (protocol/sdk_private.py).
     monkeypatch.setattr(sdk_modern, "_SSE_PING_INTERVAL", 0.1)
-    monkeypatch.setattr(modern, "_SSE_PING_INTERVAL", 0.1)
     by_sdk, by_lane = _both(_notifying_server(0.45, notify=False), _call("slow", {}), "slow")
     assert by_lane is not None
     for got in (by_sdk, by_lane):
@@ -309,6 +309,7 @@ def test_listener_serves_a_modern_call_through_the_lane_with_the_sdks_bytes(
         await serve(self, *args)
 
     monkeypatch.setattr(ModernLane, "serve", counted)
+    monkeypatch.setenv(lanes.VARIABLE, "true")  # this test is the lane's, whatever the run's
     data = request_bytes(tool_call("engine_status", request_id=3), modern_headers())
     with served(tmp_path, http_config(), clean_env()) as server:
         through_lane = exchange(server.port, data)

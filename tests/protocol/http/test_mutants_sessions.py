@@ -26,8 +26,14 @@ from rypsok.core.config.secrets import (
     is_variable_name,
 )
 from rypsok.protocol.http import sessions
-from tests.protocol.http.test_http_harness import config_text, post, served
-from tests.protocol.http.test_http_listener import LEGACY, _initialize, _legacy_headers
+from tests.support.http_harness import (
+    LEGACY,
+    config_text,
+    legacy_headers,
+    legacy_initialize,
+    post,
+    served,
+)
 
 BOUND = 64 * 1024  # LIM-X2
 
@@ -157,11 +163,12 @@ def _session_alive(port: int, session: str, request_id: int) -> int:
     reply = post(
         port,
         {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"},
-        _legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
+        legacy_headers(**{"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}),
     )
     return reply.status
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_sec_024_a_session_without_traffic_expires_and_frees_its_slot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,22 +176,23 @@ def test_req_sec_024_a_session_without_traffic_expires_and_frees_its_slot(
     # SDK's own default (30 min) or none at all would keep an idle session and its slot.
     monkeypatch.setattr(sessions, "SESSION_EXPIRY_S", 0.5)
     with served(tmp_path, config_text("max_sessions = 1")) as server:
-        opened = post(server.port, _initialize(), _legacy_headers())
+        opened = post(server.port, legacy_initialize(), legacy_headers())
         assert opened.status == 200
         session = opened.headers["mcp-session-id"]
         assert _session_alive(server.port, session, 2) == 200
-        assert post(server.port, _initialize(3), _legacy_headers()).status == 503  # bound full
+        assert post(server.port, legacy_initialize(3), legacy_headers()).status == 503  # bound full
         give_up = time.monotonic() + 5
         while _session_alive(server.port, session, 4) == 200:
             assert time.monotonic() < give_up, "an idle session did not expire"
             time.sleep(0.6)
-        assert post(server.port, _initialize(5), _legacy_headers()).status == 200
+        assert post(server.port, legacy_initialize(5), legacy_headers()).status == 200
 
 
+@pytest.mark.usefixtures("both_lanes")
 def test_req_mcp_007_handshake_sessions_answer_as_event_streams(tmp_path: Path) -> None:
     # SSE mode: a call's answer is a stream, so a client that closes it cancels the call;
     # in the SDK's JSON mode the call would run on unseen.
     with served(tmp_path, config_text()) as server:
-        opened = post(server.port, _initialize(), _legacy_headers())
+        opened = post(server.port, legacy_initialize(), legacy_headers())
         assert opened.status == 200
         assert opened.headers["content-type"].startswith("text/event-stream")

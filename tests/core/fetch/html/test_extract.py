@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from rypsok.core.fetch.charset import decode
-from rypsok.core.fetch.html.extract import Extracted, extract, extract_text
-from rypsok.core.fetch.html.tree import parse_html
-from rypsok.core.fetch.html.vocabulary import HIDDEN_IN_SNIPPETS
+from rypsok.core.fetch.extraction.extract import Extracted, extract, extract_text
+from rypsok.core.html.charset import decode
+from rypsok.core.html.tree import parse_html
+from rypsok.core.html.vocabulary import HIDDEN_IN_SNIPPETS
 
 BASE = "https://example.org/dir/page.html"
 

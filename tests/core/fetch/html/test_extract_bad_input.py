@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from rypsok.core import limits
-from rypsok.core.fetch.html.extract import extract
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html.tree import parse_html
 from rypsok.core.model import ToolError
-from tests.core.fetch.test_fetch import ALLOW_LOCAL, fetch, make
+from tests.support.fetching import ALLOW_LOCAL, fetch, make
 from tests.support.site import Page, site
 
 BASE = "https://example.org/page"

@@ -7,8 +7,8 @@ and the parser. Each fails on the code as it was before its fix.
 from __future__ import annotations
 
 from rypsok.core.fetch import errors
-from rypsok.core.fetch.html.extract import extract
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html.tree import parse_html
 from rypsok.core.model import ToolError
 
 PROSE = "<p>A paragraph long enough to be the main content of this small test page.</p>"

@@ -1,4 +1,4 @@
-"""The bounded html5lib tree builder (rypsok.core.fetch.html.tree)."""
+"""The bounded html5lib tree builder (rypsok.core.html.tree)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rypsok.core import limits
-from rypsok.core.fetch.html.tree import (
+from rypsok.core.html.tree import (
     Document,
     Element,
     ParseCancelled,

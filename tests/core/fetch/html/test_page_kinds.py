@@ -16,8 +16,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from rypsok.core.fetch.html.extract import extract
-from rypsok.core.fetch.html.tree import parse_html
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html.tree import parse_html
 from tests.support.paths import FIXTURES
 
 PAGES = FIXTURES / "pages"

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rypsok.core.fetch.html.extract import extract, extract_text
-from rypsok.core.fetch.html.tree import Document, Element, Text, parse_html
+from rypsok.core.fetch.extraction.extract import extract, extract_text
+from rypsok.core.html.tree import Document, Element, Text, parse_html
 
 TAGS = [
     "html",

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import pytest
 from html5lib.constants import formattingElements
 
-from rypsok.core.fetch import charset
-from rypsok.core.fetch.html.attributes import READ_ATTRIBUTES
-from rypsok.core.fetch.html.extract import extract
-from rypsok.core.fetch.html.tree import NO_ATTRIBUTES, Element, Text, parse_html, release
+from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html import charset
+from rypsok.core.html.tree import NO_ATTRIBUTES, Element, Text, parse_html, release
 from tests.support.paths import FIXTURES
 
 # html5lib reopens these, comparing their attributes; it adds to <html>'s and <body>'s.

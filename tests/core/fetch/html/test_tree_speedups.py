@@ -16,8 +16,8 @@ from html5lib.html5parser import HTMLParser
 from html5lib.treebuilders import base as html5lib_base
 from hypothesis import HealthCheck, given, settings
 
-from rypsok.core.fetch.html import tree
-from tests.core.fetch.html.test_html_tokenizer import page, shape
+from rypsok.core.html import tree
+from tests.support.html_shapes import page, shape
 
 
 class StockLoopParser(tree._Parser):

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from rypsok.core.fetch.html.extract import extract
-from rypsok.core.fetch.html.tree import Element, ParseCancelled, Text, parse_html
-from tests.core.fetch.html.test_html_tokenizer import shape
+from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.html.tree import Element, ParseCancelled, Text, parse_html
+from tests.support.html_shapes import shape
 
 BASE = "https://example.org/doc"
 TEXT = "A paragraph long enough to be read as the main content of the page, with words."
