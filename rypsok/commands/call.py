@@ -15,12 +15,14 @@ message on standard error; with --json its JSON on standard output too);
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TextIO
 
 import anyio
 
 from rypsok.commands.serve import prepare
+from rypsok.core.config.settings import Config
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import (
     FetchResponse,
@@ -68,7 +70,11 @@ def run_call(
 
     log.set_tap(tap)
     try:
-        code = _run_call(tool, arguments, cli_path, env, as_json, out, err)
+        # Like stdio: one local caller, so the HTTP callers' tokens are not read.
+        prepared = prepare(cli_path, env, "stdio")
+        code = (
+            EXIT_CONFIG if prepared is None else _once(tool, arguments, prepared, as_json, out, err)
+        )
     finally:  # the logger is the process's: leave it as serve expects it
         log.set_tap(None)
         log.set_format("json")
@@ -86,19 +92,15 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def _run_call(
+def _once(
     tool: str,
     arguments: Mapping[str, Any],
-    cli_path: str | None,
-    env: Mapping[str, str],
+    prepared: tuple[Config, ssl.SSLContext],
     as_json: bool,
     out: TextIO,
     err: TextIO,
 ) -> int:
-    # Like stdio: one local caller, so the HTTP callers' tokens are not read.
-    prepared = prepare(cli_path, env, "stdio")
-    if prepared is None:
-        return EXIT_CONFIG
+    """The call made and its answer written; the exit code."""
     config, tls = prepared
     core = Rypsok.from_config(config, tls=tls)
     call: Call = {

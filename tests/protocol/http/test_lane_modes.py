@@ -17,11 +17,13 @@ from rypsok.protocol import sdk_private
 from rypsok.protocol.http.modern import ModernLane
 from tests.support import lanes
 from tests.support.http_harness import (
+    LEGACY,
     MODERN,
     Served,
     config_text,
     envelope,
     exchange,
+    legacy_initialize,
     modern_headers,
     parse,
     request_bytes,
@@ -30,21 +32,7 @@ from tests.support.http_harness import (
 )
 from tests.support.run import clean_env
 
-LEGACY = "2025-11-25"
 SESSION_ID = re.compile(rb"(?im)^(mcp-session-id: )[0-9a-f]+\r$")
-
-
-def _initialize(request_id: int) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "0"},
-        },
-    }
 
 
 def _handshake_headers(session: str | None = None) -> dict[str, str]:
@@ -103,7 +91,7 @@ def _conversation(server: Served) -> list[bytes]:
     )
     send(request_bytes(envelope("tools/list", request_id=6), modern_headers("tools/list", None)))
     send(request_bytes(None, modern_headers(), method="GET"))
-    opened = parse(send(request_bytes(_initialize(7), _handshake_headers())))
+    opened = parse(send(request_bytes(legacy_initialize(7), _handshake_headers())))
     session = opened.headers["mcp-session-id"]
     within = _handshake_headers(session)
     send(request_bytes({"jsonrpc": "2.0", "method": "notifications/initialized"}, within))
@@ -111,10 +99,10 @@ def _conversation(server: Served) -> list[bytes]:
     call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call"}
     send(request_bytes({**call, "params": {"name": "engine_status", "arguments": {}}}, within))
     send(request_bytes({**call, "id": 10, "params": {"name": "nope", "arguments": {}}}, within))
-    send(request_bytes(_initialize(11), _handshake_headers()))  # the bound (1) is full
+    send(request_bytes(legacy_initialize(11), _handshake_headers()))  # the bound (1) is full
     send(request_bytes(None, within, method="DELETE"))
     send(request_bytes({"jsonrpc": "2.0", "id": 12, "method": "tools/list"}, within))  # gone
-    send(request_bytes(_initialize(13), _handshake_headers()))  # the slot is free again
+    send(request_bytes(legacy_initialize(13), _handshake_headers()))  # the slot is free again
     return out
 
 
@@ -214,7 +202,7 @@ def test_with_another_sdk_version_the_public_path_serves_and_start_says_so_once(
         call = request_bytes(tool_call("engine_status"), modern_headers())
         assert parse(exchange(server.port, call)).status == 200
         assert lane_calls == []
-        opening = request_bytes(_initialize(1), _handshake_headers())
+        opening = request_bytes(legacy_initialize(1), _handshake_headers())
         assert parse(exchange(server.port, opening)).status == 200
         assert parse(exchange(server.port, opening)).status == 503  # the bound still holds
         warned = server.events("sdk_hooks_unavailable")
