@@ -20,17 +20,25 @@ import anyio
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import log
 from rypsok.protocol.http.listener import HttpListener
-from rypsok.protocol.process import stdout_to_stderr
+from rypsok.protocol.process import leave, stdout_to_stderr
 
 __all__ = ["HttpListener", "run"]
 
 
 def run(core: Rypsok) -> int:
     listener = HttpListener(core)
+
     # Nothing is written to stdout in HTTP mode: a stray write lands on stderr.
+    async def serve_then_leave() -> None:
+        await listener.run()
+        # From inside the loop: on the way out it would join its worker threads first,
+        # where a name lookup that gets no answer runs until the resolver gives up, and
+        # the interpreter's teardown would follow (process.leave).
+        leave(0)
+
     with stdout_to_stderr():
         try:
-            anyio.run(listener.run)
+            anyio.run(serve_then_leave)
         except OSError as exc:
             log.error(
                 "startup_failed",
