@@ -314,7 +314,7 @@ class SearchService:
         engine = item.engine
         health = self.health.get(engine.id)
         s = self.config.search
-        host: str | None = None  # the request's host, once built: for the operator's log
+        url: str | None = None  # the request's, once built: its host is logged on failure
         try:
             if item.wait_s > 0:  # the provider's rate: wait for this call's turn
                 await anyio.sleep(item.wait_s)
@@ -323,7 +323,7 @@ class SearchService:
                 # are queueing, not the engine's answer time.
                 started = anyio.current_time()
                 request = item.driver.request(query)
-                host = urlsplit(request.url).hostname
+                url = request.url
                 budget = min(s.engine_timeout_ms / 1000, deadline - anyio.current_time())
                 if budget <= 0:
                     raise EngineFailure("timeout", kind="timeout")
@@ -377,16 +377,16 @@ class SearchService:
                 failure.retry_after_s,
                 outcomes,
                 failure.hint,
-                host,
+                url,
             )
             return
         except ClientError as error:
             error_class = _CLIENT_CLASS.get(error.kind, "request_failure")
-            await self._failed(engine, error_class, error.cause, None, outcomes, host=host)
+            await self._failed(engine, error_class, error.cause, None, outcomes, url=url)
             return
         except Exception as exc:  # a defect in a driver costs that engine only (REQ-AGG-007)
             log.error("driver_error", engine=engine.id, error_type=type(exc).__name__)
-            await self._failed(engine, "parse_failure", "content", None, outcomes, host=host)
+            await self._failed(engine, "parse_failure", "content", None, outcomes, url=url)
             return
         # The answer is the engine's before the store hears of it: a slow store cannot
         # cost an answer that has arrived.
@@ -418,7 +418,7 @@ class SearchService:
         retry_after_s: float | None,
         outcomes: dict[str, list[RawResult] | _Failed],
         hint: str | None = None,
-        host: str | None = None,
+        url: str | None = None,
     ) -> None:
         outcomes[engine.id] = _Failed(error_class)
         await self.store.circuit_failure(engine.id, error_class, retry_after_s)
@@ -427,7 +427,9 @@ class SearchService:
             await self.store.hold(engine.id, min(retry_after_s, cap))
         counters.add("engine_errors", engine.id, error_class)
         # `kind`: the operator's finer word (net.failure), `class` the caller's; `host`:
-        # the engine's own host (configuration, never a caller's), when one was asked.
+        # the engine's own host (configuration, never a caller's), when one was asked,
+        # read here so that an answered request pays nothing for it.
+        host = None if url is None else urlsplit(url).hostname
         fields: dict[str, str] = {"engine": engine.id, "kind": kind, "class": error_class}
         if host is not None:
             fields["host"] = host
