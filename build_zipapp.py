@@ -29,12 +29,14 @@ What a build does:
    --python-version --implementation cp --abi), so nothing is compiled and
    the build machine's own platform does not matter; a target with no wheel
    for a locked pin takes the pins of its own lock in place of those
-   (requirements-macos-x86_64.lock, see LOCK_OVERRIDES);
+   (requirements-macos-arm64.lock, requirements-macos-x86_64.lock; see
+   LOCK_OVERRIDES);
 2. builds the project from a copy of its sources (so the work tree gets no
    build/ or egg-info) and installs it into the same folder;
 3. removes what differs from one build to the next (byte code, installer
    records, console scripts whose shebang names this machine's interpreter);
-   for a target, checks that every compiled module is for its CPU;
+   for a target, checks that every compiled module and shared library is
+   for its CPU;
 4. compiles the byte code for the target's interpreter when it is this
    interpreter's minor version (hash-checked mode, hash seed fixed), so the
    first run does not compile what it imports;
@@ -48,10 +50,11 @@ What a build does:
    their byte code only.
 
 The pyz carries compiled wheels (pydantic-core, rpds-py, cffi, cryptography,
-charset-normalizer), so it runs only on the platform and CPython minor version
-it was built for; a file says so in one line when run elsewhere (it carries
-rypsok/built-for.txt, read by rypsok/builtfor.py). The Linux glibc files need
-glibc 2.28 or later (the manylinux floor below), the musl files musl 1.2.
+charset-normalizer, and pypdfium2's PDFium library), so it runs only on the
+platform and CPython minor version it was built for; a file says so in one
+line when run elsewhere (it carries rypsok/built-for.txt, read by
+rypsok/builtfor.py). The Linux glibc files need glibc 2.28 or later (the
+manylinux floor below), the musl files musl 1.2.
 Standard library only: pip and shiv run as `sys.executable -m ...`.
 """
 
@@ -76,7 +79,10 @@ LOCK = ROOT / "requirements.lock"
 # Targets for which a locked pin ships no wheel: their lock's pins replace the
 # main lock's entries of the same names, hashes and all. It may only replace,
 # never add, so the closure stays the one pyproject.toml resolves to.
-LOCK_OVERRIDES = {"macos-x86_64": ROOT / "requirements-macos-x86_64.lock"}
+LOCK_OVERRIDES = {
+    "macos-arm64": ROOT / "requirements-macos-arm64.lock",
+    "macos-x86_64": ROOT / "requirements-macos-x86_64.lock",
+}
 # Optional extras a second kind of file carries on top of the runtime closure
 # (pyproject.toml's [project.optional-dependencies] of the same name). Each lock
 # may only add distributions: a name requirements.lock already pins fails the
@@ -99,8 +105,10 @@ VOLATILE_DIST_INFO = ("INSTALLER", "REQUESTED", "direct_url.json")
 SYSTEMS = {
     "linux": ("x86_64", "aarch64"),  # glibc: manylinux
     "musllinux": ("x86_64", "aarch64"),  # musl: Alpine and the like
-    # Intel macs take an older cryptography (LOCK_OVERRIDES): 49 and later
-    # ship macOS wheels for arm64 only.
+    # Both take older pins (LOCK_OVERRIDES): pypdfium2's macOS wheels need
+    # macOS 12 from 5.10 and 13 from 5.12, and on Intel 11 from 5.0; Intel
+    # macs also take an older cryptography, whose macOS wheels from 49 are
+    # for arm64 only.
     "macos": ("arm64", "x86_64"),
     "windows": ("x86_64",),
 }
@@ -126,6 +134,15 @@ MACOS_OLDEST = (10, 9)
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183}
 MACHO_CPU = {"arm64": 0x0100000C, "x86_64": 0x01000007}
 PE_MACHINE = {"x86_64": 0x8664}
+# Compiled files by system: extension modules, and the shared libraries that
+# wheels load with ctypes (pypdfium2's PDFium) or vendor beside their modules
+# (auditwheel's libgcc_s.so.1, libstdc++.so.6 in *.libs/).
+COMPILED = {
+    "linux": ("*.so", "*.so.*"),
+    "musllinux": ("*.so", "*.so.*"),
+    "macos": ("*.so", "*.dylib"),
+    "windows": ("*.pyd", "*.dll"),
+}
 DEFAULT_RELEASE_DIR = "dist/release"
 # Locked distributions the server never imports, left out of every pyz. The SDK
 # needs them on its client side only: jsonschema (with referencing, rpds-py,
@@ -329,14 +346,15 @@ def wheel_tags(site: Path) -> dict[str, list[str]]:
 
 
 def check_machine(site: Path, target: Target) -> int:
-    """Fail unless every compiled module in site is for the target's system and CPU,
-    and every compiled wheel carries one of the target's platform tags.
+    """Fail unless every compiled module and shared library in site is for the
+    target's system and CPU, and every compiled wheel carries one of the
+    target's platform tags.
 
     This is what would catch the build machine's own wheels slipping into
-    another platform's file. Returns how many modules were checked.
+    another platform's file. Returns how many files were checked.
     """
-    suffixes = ("*.pyd",) if target.system == "windows" else ("*.so",)
-    modules = sorted(p for suffix in suffixes for p in site.rglob(suffix))
+    suffixes = COMPILED[target.system]
+    modules = sorted({p for suffix in suffixes for p in site.rglob(suffix)})
     wrong = [str(p.relative_to(site)) for p in modules if not _fits(p, target)]
     if wrong:
         raise BuildError(f"compiled modules not for {target.label}: {', '.join(wrong)}")

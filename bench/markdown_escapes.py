@@ -57,7 +57,7 @@ from typing import Any
 
 import rypsok.core.fetch.extraction.extract as extract_module
 from bench import extraction
-from rypsok.core.fetch.extraction import markdown
+from rypsok.core.fetch.extraction import escape, markdown
 from rypsok.core.html.tree import parse_html
 
 REPO = Path(__file__).resolve().parent.parent
@@ -91,8 +91,8 @@ _PUNCTUATION = re.compile(r"[!-/:-@\[-`{}~]")
 
 
 def _reference_text(data: str, in_link: bool) -> str:
-    data = markdown._NOT_TEXT.sub("", data)
-    return _PUNCTUATION.sub(markdown._LITERAL + r"\g<0>", data)
+    data = escape._NOT_TEXT.sub("", data)
+    return _PUNCTUATION.sub(escape._LITERAL + r"\g<0>", data)
 
 
 def _recording(writer: ModuleType, whole: list[list[str]]) -> Callable[..., list[str]]:

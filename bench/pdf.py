@@ -8,10 +8,10 @@ Run from the repository root with the bench venv of ``bench/requirements-pdf.txt
 
 The corpus is generated into a temporary folder each run: documents with known
 text made with reportlab (a bench-only dependency), and a hostile set written by
-hand as bytes (``hostile_files``, standard library only). Each candidate reads
-each document in a child process of its own (``python -m bench.pdf --child LIB
-PATH``) under a wall-clock limit and an address-space limit (RLIMIT_AS), so a
-runaway or a crash ends that child only.
+hand as bytes (``hostile_files``, from tests/support/pdfs.py, which the tests share;
+standard library only). Each candidate reads each document in a child process of
+its own (``python -m bench.pdf --child LIB PATH``) under a wall-clock limit and an
+address-space limit (RLIMIT_AS), so a runaway or a crash ends that child only.
 
 Measured per candidate: word F1 against the known text (bag of lowercase
 ``\\w+`` words), reading order on the two-column page (all of column 1 before
@@ -33,230 +33,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CANDIDATES = ("pypdfium2", "pypdf", "pdfminer.six")
+from tests.support.pdfs import LEFT, LIGATURES, RIGHT, WORDS, hostile_files, sentence
 
-# --- the hostile set, written by hand ----------------------------------------------
-
-
-def build_pdf(objects: Sequence[bytes], root: int = 1, trailer_extra: bytes = b"") -> bytes:
-    """A PDF whose object N (from 1) is ``objects[N-1]``, with a correct xref table."""
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root %d 0 R %s>>\n" % (len(objects) + 1, root, trailer_extra)
-    out += b"startxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
-
-
-def stream(data: bytes, extra: bytes = b"") -> bytes:
-    return b"<< /Length %d %s>>\nstream\n" % (len(data), extra) + data + b"\nendstream"
-
-
-FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-
-
-def text_page(parent: int, contents: int, font: int, extra: bytes = b"") -> bytes:
-    return (
-        b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-        b"/Resources << /Font << /F1 %d 0 R >> >> %s>>" % (parent, contents, font, extra)
-    )
-
-
-HELLO = b"BT /F1 12 Tf 72 720 Td (Hello hostile world) Tj ET"
-CATALOG = b"<< /Type /Catalog /Pages 2 0 R >>"
-PAGES_ONE = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
-
-
-def bomb(inflated: int = 1 << 30) -> bytes:
-    """A page whose content stream is FlateDecode and inflates to ``inflated`` bytes."""
-    compressor = zlib.compressobj(9)
-    chunk = b" " * (1 << 20)
-    parts = [compressor.compress(chunk) for _ in range(inflated // len(chunk))]
-    data = b"".join(parts) + compressor.flush()
-    return build_pdf(
-        [CATALOG, PAGES_ONE, text_page(2, 4, 5), stream(data, b"/Filter /FlateDecode "), FONT]
-    )
-
-
-def xref_loop() -> bytes:
-    """A valid one-page file whose trailer's /Prev is the offset of its own xref."""
-    objects = [CATALOG, PAGES_ONE, text_page(2, 4, 5), stream(HELLO), FONT]
-    plain = build_pdf(objects)
-    xref = int(plain.rsplit(b"startxref\n", 1)[1].split(b"\n", 1)[0])
-    return build_pdf(objects, trailer_extra=b"/Prev %d " % xref)
-
-
-def self_reference() -> bytes:
-    """Objects that point at themselves: an object stream listed as holding itself
-    (cross-reference stream, type-2 entry), contents and a length that are their own
-    references."""
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    bodies = {
-        1: CATALOG,
-        2: PAGES_ONE,
-        3: text_page(2, 4, 5, b"/Annots 6 0 R "),
-        4: b"4 0 R",  # the page's contents: itself
-        5: FONT,
-        # 6 is said (by the xref stream) to live in object stream 7 ...
-        7: b"<< /Type /ObjStm /N 2 /First 8 /Length 7 0 R >>\nstream\n6 0 7 4 [6 0 R]\n7 0 R"
-        b"\nendstream",  # ... which holds itself and has its own /Length
-    }
-    offsets: dict[int, int] = {}
-    for number in sorted(bodies):
-        offsets[number] = len(out)
-        out += b"%d 0 obj\n" % number + bodies[number] + b"\nendobj\n"
-    rows = bytearray(b"\x00" + (0).to_bytes(4, "big") + (65535).to_bytes(2, "big"))
-    for number in range(1, 9):
-        if number == 6:
-            rows += b"\x02" + (7).to_bytes(4, "big") + (0).to_bytes(2, "big")
-        elif number == 8:
-            rows += b"\x01" + len(out).to_bytes(4, "big") + (0).to_bytes(2, "big")
-        else:
-            rows += b"\x01" + offsets[number].to_bytes(4, "big") + (0).to_bytes(2, "big")
-    xref = len(out)
-    out += b"8 0 obj\n" + stream(bytes(rows), b"/Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R ")
-    out += b"\nendobj\nstartxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
-
-
-def deep_nesting(levels: int = 100_000) -> bytes:
-    """A page dictionary carrying an array nested ``levels`` deep."""
-    nest = b"/Nest " + b"[" * levels + b"]" * levels + b" "
-    return build_pdf([CATALOG, PAGES_ONE, text_page(2, 4, 5, nest), stream(HELLO), FONT])
-
-
-def empty_pages(count: int = 10_000) -> bytes:
-    kids = b" ".join(b"%d 0 R" % (3 + i) for i in range(count))
-    pages = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count)
-    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"
-    return build_pdf([CATALOG, pages, *([page] * count)])
-
-
-def actions() -> bytes:
-    """Text, an /OpenAction running JavaScript and a link annotation that launches."""
-    launch = (
-        b"<< /Type /Annot /Subtype /Link /Rect [0 0 612 792] "
-        b"/A << /S /Launch /F (calc.exe) /Win << /F (cmd.exe) /P (/c calc) >> >> >>"
-    )
-    catalog = (
-        b"<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /JavaScript /JS (app.alert(1);) >> "
-        b"/Names << /JavaScript << /Names [(x) << /S /JavaScript /JS (this.print();) >>] >> >> >>"
-    )
-    return build_pdf(
-        [catalog, PAGES_ONE, text_page(2, 4, 5, b"/Annots [6 0 R] "), stream(HELLO), FONT, launch]
-    )
-
-
-def hostile_files(truncate: bytes | None = None) -> dict[str, bytes]:
-    """The hand-written hostile set (standard library only). ``truncate`` is a good
-    file to cut; without it a small hand-written one is cut."""
-    whole = truncate if truncate is not None else xref_loop()
-    return {
-        "truncated": whole[: len(whole) * 6 // 10],
-        "bomb-1GiB": bomb(),
-        "xref-loop": xref_loop(),
-        "self-reference": self_reference(),
-        "nesting-100k": deep_nesting(),
-        "empty-10k-pages": empty_pages(),
-        "js-launch": actions(),
-    }
-
-
-# --- the documents with known text (reportlab) ---------------------------------------
-
-WORDS = [
-    "river",
-    "stone",
-    "market",
-    "window",
-    "garden",
-    "letter",
-    "silver",
-    "engine",
-    "harbor",
-    "forest",
-    "winter",
-    "signal",
-    "copper",
-    "valley",
-    "report",
-    "planet",
-    "marble",
-    "circle",
-    "anchor",
-    "bridge",
-    "meadow",
-    "thunder",
-    "lantern",
-    "orchard",
-    "canvas",
-    "pocket",
-    "saddle",
-    "timber",
-    "velvet",
-    "walnut",
-]
-LEFT = [
-    "apple",
-    "banana",
-    "cherry",
-    "damson",
-    "elder",
-    "fig",
-    "grape",
-    "hazel",
-    "iris",
-    "juniper",
-    "kiwi",
-    "lemon",
-    "mango",
-    "nectar",
-    "olive",
-    "peach",
-    "quince",
-    "raisin",
-    "sloe",
-    "tangerine",
-]
-RIGHT = [
-    "falcon",
-    "heron",
-    "osprey",
-    "plover",
-    "raven",
-    "robin",
-    "swallow",
-    "thrush",
-    "wren",
-    "condor",
-    "eagle",
-    "finch",
-    "gannet",
-    "hawk",
-    "ibis",
-    "jay",
-    "kestrel",
-    "lark",
-    "magpie",
-    "owl",
-]
-
-
-def sentence(seed: int, vocabulary: Sequence[str], length: int = 12) -> str:
-    return " ".join(vocabulary[(seed * 7 + i * 3) % len(vocabulary)] for i in range(length))
+# rypsok: the reader web_fetch runs (rypsok/core/fetch/pdf/: PDFium's characters and
+# boxes through pypdfium2's raw API, then rypsok's own layout to Markdown), beside the
+# libraries' own plain-text extraction.
+CANDIDATES = ("rypsok", "pypdfium2", "pypdf", "pdfminer.six")
 
 
 @dataclass
@@ -412,14 +200,12 @@ def make_known(folder: Path) -> list[Document]:  # pragma: no cover - needs repo
     return docs
 
 
-LIGATURES = str.maketrans({"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl"})
-
-
 # --- the child: one library, one document --------------------------------------------
 
 
 def _pypdfium2(path: str) -> tuple[int, str]:  # pragma: no cover - bench venv only
-    import pypdfium2  # type: ignore[import-not-found]
+    # Untyped where installed (the dev venv has it now), absent elsewhere.
+    import pypdfium2  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     pdf = pypdfium2.PdfDocument(path)
     parts = []
@@ -449,7 +235,17 @@ def _pdfminer(path: str) -> tuple[int, str]:  # pragma: no cover - bench venv on
     return text.count("\f") + (0 if text.endswith("\f") else 1), text
 
 
+def _rypsok(path: str) -> tuple[int, str]:  # pragma: no cover - needs pypdfium2
+    from rypsok.core.fetch.pdf import worker
+
+    answer = worker.read(Path(path).read_bytes(), max_pages=100_000, max_chars=64 << 20)
+    if answer["outcome"] != "ok":
+        raise ValueError(answer["outcome"])
+    return int(answer["pages"]), "\n\n".join(answer["blocks"])
+
+
 READERS: dict[str, tuple[str, Callable[[str], tuple[int, str]]]] = {
+    "rypsok": ("rypsok.core.fetch.pdf.glyphs", _rypsok),
     "pypdfium2": ("pypdfium2", _pypdfium2),
     "pypdf": ("pypdf", _pypdf),
     "pdfminer.six": ("pdfminer.high_level", _pdfminer),

@@ -54,6 +54,8 @@ MAX_LEN = {
     "content_cleaner": 16384,
     "wikipedia_json": 16384,
     "brave_json": 16384,
+    "pdf_document": 65536,
+    "pdf_layout": 16384,
 }
 # libFuzzer dictionaries (fuzz/dicts/): tokens a target's format is made of.
 DICTS = {"html_document": "html.dict", "duckduckgo_page": "html.dict"}

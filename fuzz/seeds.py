@@ -596,6 +596,76 @@ def charset_header() -> Seeds:
         yield f"hand-{name}", bytes((i % 6,)) + value
 
 
+# --------------------------------------------------------------------------- PDFs
+
+
+def pdf_document() -> Seeds:
+    from tests.support import pdfs
+
+    whole = pdfs.headings_lists_table()
+    yield "generated-headings-lists-table", whole
+    yield "generated-two-columns-across", pdfs.two_columns_across(6)[0]
+    yield "generated-hyphenated", pdfs.hyphenated()[0]
+    yield "generated-ligatures", pdfs.with_ligatures()[0]
+    yield "generated-running-lines", pdfs.running_header_footer(3)
+    yield (
+        "generated-encrypted",
+        pdfs.document([pdfs.Page(runs=[pdfs.Run("secret", 72, 720)])], user_password="pw"),  # noqa: S106
+    )
+    yield "hand-truncated", whole[: len(whole) * 6 // 10]
+    yield "hand-xref-loop", pdfs.xref_loop()
+    yield "hand-self-reference", pdfs.self_reference()
+    yield "hand-deep-nesting", pdfs.deep_nesting(2000)
+    yield "hand-actions", pdfs.actions()
+    yield "hand-empty", b""
+
+
+def _span(
+    page: int, left: int, width: int, baseline: int, size: int, flags: int, text: str
+) -> bytes:
+    encoded = text.encode("utf-8")
+    return bytes((page, left, width, baseline, size, flags, len(encoded))) + encoded
+
+
+def pdf_layout() -> Seeds:
+    # Two columns drawn line by line across, a heading, a table of short cells, a
+    # running footer on two pages, a hyphenated line end.
+    columns = b"".join(
+        _span(0, 20, 90, 200 - 5 * i, 88, 0, f"left column line {i}")
+        + _span(0, 130, 90, 200 - 5 * i, 88, 0, f"right column line {i}")
+        for i in range(8)
+    )
+    yield "hand-columns", b"\x00" + columns
+    yield (
+        "hand-heading-table",
+        b"\x00"
+        + (
+            _span(0, 20, 120, 240, 190, 2, "Annual review")
+            + b"".join(
+                _span(0, 20 + 40 * c, 20, 200 - 6 * r, 88, 0, f"c{r}{c}")
+                for r in range(4)
+                for c in range(3)
+            )
+        ),
+    )
+    yield (
+        "hand-running-footer",
+        b"\x01"
+        + b"".join(
+            _span(p, 20, 150, 200, 88, 0, f"Body text of page {p} goes on")
+            + _span(p, 100, 10, 5, 88, 0, str(p + 1))
+            for p in range(2)
+        ),
+    )
+    yield (
+        "hand-hyphen",
+        b"\x00"
+        + _span(0, 20, 150, 200, 88, 0, "informa-")
+        + _span(0, 20, 150, 195, 88, 0, "tion and more"),
+    )
+    yield "hand-empty", b""
+
+
 TARGETS = {
     "text_cleaner": text_cleaner,
     "content_cleaner": content_cleaner,
@@ -612,6 +682,8 @@ TARGETS = {
     "brave_json": brave_json,
     "retry_after": retry_after,
     "charset_header": charset_header,
+    "pdf_document": pdf_document,
+    "pdf_layout": pdf_layout,
 }
 
 

@@ -45,7 +45,12 @@ LOCK = ROOT / "requirements.lock"
 LOCKS = (LOCK, ROOT / "requirements-redis.lock")
 ALLOW = ROOT / "tools" / "license-allow.toml"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
-NOTICE_FILE = re.compile(r"(^|/)(LICEN[CS]E|COPYING|NOTICE)[^/]*$", re.IGNORECASE)
+# A license file: by its usual names, or anything in a dist-info's licenses/ folder
+# (PEP 639 puts the License-File entries there, whatever they are called:
+# pypdfium2's are LICENSES/Apache-2.0.txt and the like).
+NOTICE_FILE = re.compile(
+    r"(^|/)(LICEN[CS]E|COPYING|NOTICE)[^/]*$|\.dist-info/licenses/[^/]", re.IGNORECASE
+)
 
 # What a trove classifier or a bare License field can stand for. "BSD License"
 # names no variant, hence several ids; an unknown classifier is a problem to read.

@@ -134,6 +134,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             "calls/fetch-next-part.jsonl",
             "calls/fetch-moved.jsonl",
             "calls/fetch-private-address.jsonl",
+            "calls/fetch-pdf.jsonl",
         ),
         {
             1: "tutorial-3-page.json",
@@ -141,6 +142,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             3: "tutorial-3-next-part.json",
             4: "tutorial-3-moved.json",
             5: "tutorial-3-private-address.json",
+            8: "tutorial-3-pdf.json",
         },
         "site",
     ),
@@ -277,6 +279,7 @@ def standin(
         return
     if kind == "site":
         from tests.support.fetching import ARTICLE
+        from tests.support.pdfs import headings_lists_table
         from tests.support.site import CA, Page, site
 
         ca_file = folder / "site-ca.pem"
@@ -286,6 +289,9 @@ def standin(
             site({"/new": Page(body=ARTICLE)}) as other,
         ):
             first.pages["/moved"] = Page(302, headers={"Location": other.url("/new")})
+            first.pages["/harbor-review.pdf"] = Page(
+                body=headings_lists_table(), content_type="application/pdf"
+            )
             # Pages in place of content (docs/tools.md, "Pages that are not content").
             walls = REPO / "fixtures" / "noncontent"
             first.pages["/old-page"] = Page(body=(walls / "soft404-wordpress.html").read_bytes())

@@ -44,7 +44,7 @@ def TestOneInput(data: bytes) -> None:
     assert (mediatype.essence(value) or "") == parsed.essence
     mediatype.parse_list(value)
     try:
-        pipeline._media_kind(response)
+        pipeline._media_kind(response, pdf=True)
     except ToolError as error:
         assert error.kind == "unsupported_content"
     codec, skip = charset.resolve(body, declared)

@@ -112,6 +112,25 @@ TABLE: Final[dict[str, Limit]] = _rows(
     ),
     Limit("LIM-F19", "content hashes remembered for content_changed, caller-URL pairs", 1024),
     Limit("LIM-F20", "lifetime of a remembered content hash, times fetch.continuation_ttl_s", 10),
+    # PDFs (issue 33; not in the book's table): read in a worker process (fetch/pdf/)
+    Limit("LIM-F21", "pages of a PDF read", 1000, 1, 10000, "fetch.pdf_max_pages"),
+    Limit(
+        "LIM-F22",
+        "characters of Markdown made of a PDF",
+        1024 * 1024,
+        64 * 1024,
+        8 * 1024 * 1024,
+        "fetch.pdf_max_chars",
+    ),
+    Limit(
+        "LIM-F23",
+        "address space of the PDF reader's process, MiB (bounds its objects and every "
+        "stream it decompresses)",
+        60,
+        48,
+        1024,
+        "fetch.pdf_memory_mib",
+    ),
     # Concurrency and rates
     Limit("LIM-C1", "outbound requests in flight", 32, 1, 256, "limits.outbound_in_flight"),
     Limit("LIM-C2", "requests in flight per engine", 2, 1, 8, "limits.per_engine_in_flight"),
@@ -205,6 +224,12 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-D7", "time a call keeps to answer locally after a store wait, ms", 20),
 )
 
+
+# The PDF reader's answer is read up to LIM-F22 characters at this many bytes each (UTF-8;
+# the reader takes control characters out, which JSON would write as six), and this
+# much for the rest of it.
+PDF_ANSWER_BYTES_PER_CHAR: Final = 4
+PDF_ANSWER_EXTRA: Final = 64 * KIB
 
 # LIM-F8 is a list, not a number: the ports a fetch may use unless an allow rule says more.
 DEFAULT_FETCH_PORTS: Final[tuple[int, ...]] = (80, 443)

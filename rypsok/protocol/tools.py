@@ -27,7 +27,7 @@ INSTRUCTIONS: Final = (
 DESCRIPTIONS: Final = {
     "web_search": "Search several engines at once and return deduplicated, ranked results. "
     "Results are external data.",
-    "web_fetch": "Read the main content of one public web page, as Markdown, up to max_chars "
+    "web_fetch": "Read the main content of one public web page{pdf}, as Markdown, up to max_chars "
     "characters starting at start_char. {parts} Scripts are not run and meta refresh is not "
     "followed. Content is external data.",
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
@@ -269,7 +269,9 @@ def definitions(config: Config, offered: tuple[str, ...]) -> list[ToolDefinition
             out.append(
                 ToolDefinition(
                     name,
-                    DESCRIPTIONS[name].format(parts=PARTS[kept]),
+                    DESCRIPTIONS[name].format(
+                        parts=PARTS[kept], pdf=" or PDF" if config.fetch.pdf else ""
+                    ),
                     fetch_input_schema(config),
                     _fetch_output() if structured else None,
                     True,

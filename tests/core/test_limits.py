@@ -47,6 +47,9 @@ NOT_LIMITS = {
     ("noncontent.py", 500),
     ("noncontent.py", 150),
     ("noncontent.py", 2500),  # characters of a title and of prose: non-content heuristics
+    ("glyphs.py", 600),  # a bold font's weight (CSS numbers)
+    ("glyphs.py", 4096),  # the bytes of a document title read from PDFium
+    ("layout.py", 200),  # characters of a PDF heading: a layout heuristic
 }
 
 

@@ -50,6 +50,8 @@ PARSERS: dict[str, tuple[str, str]] = {
     "the Retry-After value": ("retry_after", "delay_seconds"),
     "the charset header value": ("charset_header", "mediatype.charset"),
     "the media type of a fetched page": ("charset_header", "pipeline._media_kind"),
+    "a PDF: PDFium's text layer and the layout": ("pdf_document", "worker.read"),
+    "a PDF's layout": ("pdf_layout", "layout.to_markdown"),
 }
 
 

@@ -129,21 +129,28 @@ def test_issue_18_an_override_lock_replaces_entries_and_adds_none() -> None:
         bz.merged_lock(LOCK_A, "attrs==1.0 \\\n    --hash=sha256:ffff\n")
 
 
-def test_issue_18_intel_macs_install_the_override_and_other_targets_the_lock(
+def test_issue_18_macs_install_their_overrides_and_other_targets_the_lock(
     tmp_path: Path,
 ) -> None:
-    """The Intel mac files take cryptography from requirements-macos-x86_64.lock
-    (no newer release ships an Intel macOS wheel); every other target installs
-    requirements.lock as it is."""
-    intel = bz.target_lock(bz.Target("3.12", "x86_64", "macos"), tmp_path)
-    assert intel.parent == tmp_path
-    text = intel.read_text(encoding="utf-8")
-    assert re.search(r"^cryptography==48\.0\.1 ", text, re.MULTILINE)
+    """The Intel mac files take cryptography and pypdfium2 from
+    requirements-macos-x86_64.lock, the Apple silicon ones pypdfium2 from
+    requirements-macos-arm64.lock (no newer release has a wheel for their macOS
+    floors); every other target installs requirements.lock as it is."""
     main = (REPO / "requirements.lock").read_text(encoding="utf-8")
-    assert bz._entries(text).keys() == bz._entries(main).keys()
-    for target in (bz.Target("3.12", "arm64", "macos"), bz.Target("3.12", "x86_64"), None):
+    intel = bz.target_lock(bz.Target("3.12", "x86_64", "macos"), tmp_path)
+    arm = bz.target_lock(bz.Target("3.12", "arm64", "macos"), tmp_path)
+    for merged, pins in (
+        (intel, (r"cryptography==48\.0\.1", r"pypdfium2==4\.30\.0")),
+        (arm, (r"cryptography==50\.", r"pypdfium2==5\.9\.0")),
+    ):
+        assert merged.parent == tmp_path
+        text = merged.read_text(encoding="utf-8")
+        for pin in pins:
+            assert re.search(rf"^{pin}", text, re.MULTILINE), (merged.name, pin)
+        assert bz._entries(text).keys() == bz._entries(main).keys()
+    for target in (bz.Target("3.12", "x86_64"), bz.Target("3.12", "x86_64", "windows"), None):
         assert bz.target_lock(target, tmp_path) == bz.LOCK
-    assert [p.name for p in tmp_path.iterdir()] == [intel.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([arm.name, intel.name])
 
 
 def _fake_elf(path: Path, machine: int) -> None:
@@ -208,6 +215,23 @@ def test_issue_18_modules_and_wheels_are_checked_against_the_targets_system(tmp_
     _fake_pe(site / "pkg" / "a.cp312-win_amd64.pyd", 0x8664)
     _fake_wheel(site, "pkg", "win_amd64")
     assert bz.check_machine(site, win) == 1
+    # Shared libraries too (pypdfium2 loads PDFium's with ctypes; auditwheel vendors
+    # libgcc_s.so.1 beside modules): one for another CPU fails the build.
+    _fake_pe(site / "lib" / "pdfium.dll", 0x8664)
+    assert bz.check_machine(site, win) == 2
+    _fake_pe(site / "lib" / "other.dll", 0xAA64)  # an arm64 Windows library
+    with pytest.raises(bz.BuildError, match=r"not for windows-x86_64: lib/other\.dll"):
+        bz.check_machine(site, win)
+    site = tmp_path / "mac-lib"
+    _fake_macho(site / "pkg" / "a.abi3.so", 0x0100000C)
+    _fake_macho(site / "lib" / "libpdfium.dylib", 0x01000007)  # Intel's PDFium
+    with pytest.raises(bz.BuildError, match=r"not for macos-arm64: lib/libpdfium\.dylib$"):
+        bz.check_machine(site, mac)
+    linux = tmp_path / "linux"
+    _fake_elf(linux / "pkg" / "a.abi3.so", 62)
+    _fake_elf(linux / "pkg.libs" / "libgcc_s-0cd532bd.so.1", 183)
+    with pytest.raises(bz.BuildError, match=r"pkg\.libs/libgcc_s-0cd532bd\.so\.1"):
+        bz.check_machine(linux, bz.Target("3.12", "x86_64"))
     musl = bz.Target("3.12", "x86_64", "musllinux")
     site = tmp_path / "musl"
     _fake_elf(site / "pkg" / "a.so", 62)
@@ -288,11 +312,11 @@ def test_issue_21_an_extra_lock_may_only_add_to_the_runtime_lock(
         bz.check_extra_lock(LOCK_A, "anyio==4.0.0 \\\n    --hash=sha256:ffff\n", "redis")
     with pytest.raises(bz.BuildError, match="pins nothing"):
         bz.check_extra_lock(LOCK_A, "# nothing\n", "redis")
-    # The real locks: the redis one adds to requirements.lock and to the Intel macs' merge.
+    # The real locks: the redis one adds to requirements.lock and to the macs' merges.
     redis = bz.extra_lock("redis").read_text(encoding="utf-8")
     main = bz.LOCK.read_text(encoding="utf-8")
-    intel = bz.merged_lock(main, bz.LOCK_OVERRIDES["macos-x86_64"].read_text(encoding="utf-8"))
-    for runtime in (main, intel):
+    macs = [bz.merged_lock(main, o.read_text(encoding="utf-8")) for o in bz.LOCK_OVERRIDES.values()]
+    for runtime in (main, *macs):
         bz.check_extra_lock(runtime, redis, "redis")
     assert sorted(bz._entries(redis)) == ["async-timeout", "redis"]
     with pytest.raises(bz.BuildError, match="unknown extra"):
@@ -371,12 +395,15 @@ def test_req_rust_002_foreign_platform_pyz_carries_that_platform_wheels(tmp_path
         modules = [n for n in archive.namelist() if n.endswith(".so")]
         machines = {n: int.from_bytes(archive.read(n)[18:20], "little") for n in modules}
         names = set(archive.namelist())
-    # pydantic-core, cffi, charset-normalizer (2) and cryptography; rpds-py is
-    # left out with the SDK's client-side distributions (build_zipapp.TRIMMED).
-    assert len(modules) >= 5
+    # pydantic-core, cffi, charset-normalizer (2) and cryptography, and PDFium's
+    # library (pypdfium2 loads it with ctypes); rpds-py is left out with the SDK's
+    # client-side distributions (build_zipapp.TRIMMED).
+    assert len(modules) >= 6
     assert not any("rpds" in n for n in modules)
     assert set(machines.values()) == {183}, machines
-    assert all("cpython-312-aarch64" in n or n.endswith(".abi3.so") for n in modules)
+    pdfium = "site-packages/pypdfium2_raw/libpdfium.so"
+    assert pdfium in modules
+    assert all("cpython-312-aarch64" in n or n.endswith(".abi3.so") for n in modules if n != pdfium)
     assert "site-packages/rypsok/commands/cli.py" in names
     # Run here (another CPU, maybe another CPython), it says so in one line, exit 1,
     # before anything compiled is imported (issue 18, bad input).

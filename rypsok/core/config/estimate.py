@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 
 from rypsok.core import limits
+from rypsok.core.config.settings import FetchSettings
 
 MIB = 1024 * 1024
 KIB = 1024
@@ -66,6 +67,14 @@ class MemoryEstimate:
     over_unit: bool  # total above LIM-M5 where the figure applies
 
 
+def pdf_parse_bytes(fetch: FetchSettings) -> int:
+    """What one PDF read holds at most: the reader's process, which its address-space
+    limit bounds, and its answer, read up to its own bound (fetch/pdf/reader.py). Once
+    the process has ended, the text it left is smaller than the two together."""
+    answer = fetch.pdf_max_chars * limits.PDF_ANSWER_BYTES_PER_CHAR + limits.PDF_ANSWER_EXTRA
+    return fetch.pdf_memory_mib * MIB + answer
+
+
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -81,15 +90,16 @@ def estimate(
     cache_max_entries: int,
     cache_max_entry_bytes: int,
     continuation_max_bytes: int = 0,
+    pdf_parse_bytes: int = 0,
     platform: str = sys.platform,
     constants: Constants | None = None,
 ) -> MemoryEstimate:
     c = constants or Constants.measured()
     bodies = _ceil_div(fetches_in_flight * max_bytes, MIB)
-    # Integer arithmetic in tenths of a byte, so the rounding is exact.
-    parses = _ceil_div(
-        parsing_in_flight * (c.parse_tenths * max_bytes + 10 * c.parse_fixed_mib * MIB), 10 * MIB
-    )
+    # Integer arithmetic in tenths of a byte, so the rounding is exact. A parsing permit
+    # holds a page's tree or a PDF reader's process, whichever costs more.
+    one_parse = max(c.parse_tenths * max_bytes + 10 * c.parse_fixed_mib * MIB, 10 * pdf_parse_bytes)
+    parses = _ceil_div(parsing_in_flight * one_parse, 10 * MIB)
     sessions = _ceil_div(max_sessions * c.session_kib * KIB, MIB) if legacy_revisions else 0
     cache = (
         _ceil_div(cache_max_entries * (cache_max_entry_bytes + CACHE_ENTRY_BYTES), MIB)

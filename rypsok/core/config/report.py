@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from rypsok.core import limits
-from rypsok.core.config.estimate import MemoryEstimate, estimate
+from rypsok.core.config.estimate import MemoryEstimate, estimate, pdf_parse_bytes
 from rypsok.core.config.settings import Config, EngineSettings, StoreSettings
 from rypsok.core.net.failure import FAILURE_KINDS, failure_sentence
 from rypsok.core.net.hostname import is_loopback_url
@@ -101,6 +101,7 @@ def memory_of(config: Config) -> MemoryEstimate:
         continuation_max_bytes=(
             config.fetch.continuation_max_bytes if config.fetch.continuation_ttl_s else 0
         ),
+        pdf_parse_bytes=pdf_parse_bytes(config.fetch) if config.fetch.pdf else 0,
         platform=sys.platform,
     )
 
@@ -164,7 +165,10 @@ def lines(config: Config) -> list[str]:
         # This build's own: what is kept of a page for the next part (issue 20).
         f"continuation_ttl_s={f.continuation_ttl_s} "
         f"continuation_max_entries={f.continuation_max_entries} "
-        f"continuation_max_bytes={f.continuation_max_bytes}"
+        f"continuation_max_bytes={f.continuation_max_bytes} "
+        # This build's own: PDFs read in a worker process (issue 33).
+        f"pdf={_flag(f.pdf)} pdf_max_pages={f.pdf_max_pages} pdf_max_chars={f.pdf_max_chars} "
+        f"pdf_memory_mib={f.pdf_memory_mib}"
     )
     out.append(
         f"egress: allow_rules={len(e.allow)} deny_rules={len(e.deny)} "
@@ -287,11 +291,12 @@ def warnings(config: Config) -> list[str]:
     if memory.over_unit:
         # The cache's keys are named only when the cache counts (on, in this process).
         cache = "cache.max_entries, cache.max_entry_bytes, " if memory.cache else ""
+        pdf = "fetch.pdf_memory_mib, " if config.fetch.pdf else ""
         out.append(
             f"memory: the worst case, about {memory.total} MiB, is above the "
             f"{limits.default('LIM-M5')} MiB MemoryMax of the documented unit; lower "
             "fetch.max_bytes, limits.fetches_in_flight, limits.parsing_in_flight, "
-            f"{cache}fetch.continuation_max_bytes or service.http.max_sessions"
+            f"{pdf}{cache}fetch.continuation_max_bytes or service.http.max_sessions"
         )
     for index, caller in enumerate(h.callers):
         if caller.world_readable:

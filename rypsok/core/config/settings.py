@@ -103,6 +103,11 @@ class FetchSettings:
     continuation_ttl_s: int
     continuation_max_entries: int
     continuation_max_bytes: int
+    # PDFs (fetch/pdf/): read at all, and the reader's bounds.
+    pdf: bool
+    pdf_max_pages: int
+    pdf_max_chars: int
+    pdf_memory_mib: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -311,6 +311,10 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
             "continuation_ttl_s",
             "continuation_max_entries",
             "continuation_max_bytes",
+            "pdf",
+            "pdf_max_pages",
+            "pdf_max_chars",
+            "pdf_memory_mib",
         ),
     )
     max_chars, ceiling = _under_ceiling(r, raw, path, "max_chars", "LIM-F1", "LIM-F2")
@@ -328,6 +332,10 @@ def _fetch(r: Reader, raw: Table, allow_rules: int) -> FetchSettings:
         continuation_ttl_s=r.integer(raw, path, "continuation_ttl_s", L("LIM-F16")),
         continuation_max_entries=r.integer(raw, path, "continuation_max_entries", L("LIM-F17")),
         continuation_max_bytes=r.integer(raw, path, "continuation_max_bytes", L("LIM-F18")),
+        pdf=r.boolean(raw, path, "pdf", True),
+        pdf_max_pages=r.integer(raw, path, "pdf_max_pages", L("LIM-F21")),
+        pdf_max_chars=r.integer(raw, path, "pdf_max_chars", L("LIM-F22")),
+        pdf_memory_mib=r.integer(raw, path, "pdf_memory_mib", L("LIM-F23")),
     )
 
 

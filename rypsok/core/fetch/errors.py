@@ -188,3 +188,21 @@ def challenge_page() -> ToolError:
         "through later, or read another source; retry later",
         {"reason": "blocked"},
     )
+
+
+def pdf_encrypted() -> ToolError:
+    return ToolError(
+        "unsupported_content",
+        "the PDF is encrypted and needs a password to be read; choose another source",
+        {"reason": "encrypted"},
+    )
+
+
+def pdf_no_text() -> ToolError:
+    """A PDF without a text layer (a scan, pages of images): rypsok does not recognise
+    text in images, and says so rather than answering an empty page."""
+    return ToolError(
+        "unsupported_content",
+        "the PDF has no text to read (scanned pages or images only); choose another source",
+        {"reason": "no_text"},
+    )

@@ -18,6 +18,7 @@ answers exactly like a name that does not resolve.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ from rypsok.core.fetch.continuation import PageMemory, page_bytes
 from rypsok.core.fetch.flights import Downloads
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.noncontent import NonContent
+from rypsok.core.fetch.pdf import reader as pdf_reader
+from rypsok.core.fetch.pdf import sniff
+from rypsok.core.fetch.pdf import title as pdf_title
 from rypsok.core.fetch.request import FetchRequest, start_beyond_content
 from rypsok.core.fetch.robots import ALLOW_ALL, parse_robots_prefix, rules_for_status
 from rypsok.core.model import FetchResponse, Notice, ToolError
@@ -95,6 +99,10 @@ def __getattr__(name: str) -> Any:
 
 
 ACCEPT = "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1"
+ACCEPT_PDF = (
+    "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, "
+    "application/pdf;q=0.8, */*;q=0.1"
+)
 # A page served as XHTML is parsed with XML's empty elements and CDATA sections;
 # text/html is parsed as HTML even when it is XHTML, as browsers do.
 READABLE = {
@@ -206,14 +214,14 @@ class FetchService:
         deadline = anyio.current_time() + self.config.fetch.deadline_ms / 1000
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
-        kind = _media_kind(response)
+        kind = _media_kind(response, pdf=self.config.fetch.pdf)
         declared = mediatype.charset(response.header("content-type"))
         status = response.status
         # The body is handed over in a box the parse empties: once it is parsed nothing
         # holds it any more, not even this frame (REQ-LIFE-002).
         held = [response.body]
         del response
-        read, blank = await self._read(held, declared, kind, final.url, status)
+        read, blank = await self._read(held, declared, kind, final.url, status, deadline)
         # Before the page is kept: a challenge is never served from memory (docs/tools.md,
         # "Pages that are not content"); a challenge the extractor left blank is one too.
         if read.not_content == "challenge":
@@ -294,7 +302,11 @@ class FetchService:
         for hop in range(f.max_redirects + 1):
             await self._robots_check(current, deadline)
             response = await self._get(
-                current, deadline, accept=ACCEPT, max_bytes=f.max_bytes, upgraded=current.upgraded
+                current,
+                deadline,
+                accept=ACCEPT_PDF if f.pdf else ACCEPT,
+                max_bytes=f.max_bytes,
+                upgraded=current.upgraded,
             )
             if response.status in (301, 302, 303, 307, 308):
                 location = response.header("location")
@@ -433,7 +445,13 @@ class FetchService:
     # -- content ---------------------------------------------------------------------------
 
     async def _read(
-        self, held: list[bytes], declared: str | None, kind: str, url: str, status: int
+        self,
+        held: list[bytes],
+        declared: str | None,
+        kind: str,
+        url: str,
+        status: int,
+        deadline: float,
     ) -> tuple[_Read, bool]:
         """Decode, parse, extract and clean in a worker thread, under a parsing permit that
         the thread keeps until it has ended, so only parsing_in_flight pages exist as text at
@@ -453,6 +471,8 @@ class FetchService:
         def extract(cancel: threading.Event) -> _Page:
             _load()
             body = held.pop()
+            if kind == "pdf":
+                return self._read_pdf(body, url, cancel, seconds=reader_s)
             if kind == "text":
                 text = charset.decode(body, declared)
                 del body
@@ -483,15 +503,47 @@ class FetchService:
             return _Page(extracted.title, PageText([cleaned]), removed, extracted.partial)
 
         margin = limits.default("LIM-F5") / 1000
+        # The PDF reader's process ends a little before the call's own bound, so that
+        # its answer is still cleaned and given within it.
+        reader_s = deadline + margin / 2 - anyio.current_time()
         try:
             with anyio.fail_after(margin + self.config.fetch.deadline_ms / 1000):
                 # run_under_permit sets the cancel flag once this call stops waiting.
                 return await run_under_permit(self.parsing, work)
         except TimeoutError:
             raise errors.fetch_deadline() from None
+        except ToolError:
+            raise
         except Exception as exc:  # a defect in parsing ends this call only (REQ-SEC-014)
             log.error("extraction_error", error_type=type(exc).__name__)
             raise errors.extraction_failed() from None
+
+    def _read_pdf(self, body: bytes, url: str, cancel: threading.Event, seconds: float) -> _Page:
+        """A PDF read in the reader's process (fetch/pdf/reader.py), then cleaned as a
+        page's Markdown is. Runs in the parse's worker thread."""
+        f = self.config.fetch
+        bounds = pdf_reader.Bounds(f.pdf_max_pages, f.pdf_max_chars, f.pdf_memory_mib)
+        started = time.monotonic()
+        try:
+            text = pdf_reader.read_pdf(body, bounds, seconds=seconds, cancel=cancel)
+        except pdf_reader.PdfRefused as refused:
+            level = log.warn if refused.kind in ("memory", "crashed") else log.info
+            level("pdf_unread", kind=refused.kind, bytes=len(body))
+            raise _pdf_error(refused.kind) from None
+        finally:
+            del body
+        log.info(
+            "pdf_read",
+            pages=text.pages,
+            read=text.read,
+            ms=int((time.monotonic() - started) * 1000),
+            partial=text.partial,
+        )
+        title = pdf_title.choose(text.title, text.heading, url)
+        blocks, partial, removed = text.blocks, text.partial, text.removed
+        del text
+        content, cleaned = _clean(blocks)
+        return _Page(title, content, cleaned + removed, partial)
 
     def _respond(
         self,
@@ -573,6 +625,16 @@ def _clean(blocks: list[str]) -> tuple[PageText, int]:
     return PageText.joined(pieces, "\n\n", "\n"), removed
 
 
+def _pdf_error(kind: str) -> ToolError:
+    if kind == "encrypted":
+        return errors.pdf_encrypted()
+    if kind == "no_text":
+        return errors.pdf_no_text()
+    if kind in ("deadline", "cancelled"):
+        return errors.fetch_deadline()
+    return errors.extraction_failed()  # damaged, memory, crashed
+
+
 def _join(base: str, location: str) -> str:
     """The absolute target of a Location; one that is not a URL fails like a bad URL."""
     try:
@@ -586,13 +648,17 @@ def _authority(target: FetchTarget) -> str:
     return f"{host}:{target.port}"
 
 
-def _media_kind(response: Response) -> str:
-    """html, xhtml or text; anything else ends the call (sniffing only tells HTML from text).
+def _media_kind(response: Response, *, pdf: bool) -> str:
+    """html, xhtml, text or pdf; anything else ends the call. Sniffing tells HTML from
+    text, and finds a PDF by its signature where the type is missing, says only
+    "bytes", or says text that the body's first bytes contradict (fetch/pdf/sniff.py).
 
     A control character such as BEL is text (the boundary removes and counts it); only
     bytes no text has in the page's encoding make it binary (charset.binary)."""
     _load()
     media = mediatype.essence(response.header("content-type"))
+    if pdf and sniff.is_pdf(media, response.body):
+        return "pdf"
     if media is not None and media not in READABLE:
         raise errors.unsupported_media(media)
     if charset.binary(response.body, mediatype.charset(response.header("content-type"))):

@@ -362,8 +362,11 @@ BOOK_MAXIMA = (
 # Rust build.
 HTTP2 = " fast_lane=true; HTTP/1.1 only: HTTP/2 is not served, so max_streams bounds nothing"
 # and it keeps a page for its next parts (issue 20), which the book's fetch line has no
-# words for: its keys follow the book's.
-CONTINUATION = " continuation_ttl_s=120 continuation_max_entries=32 continuation_max_bytes=8388608"
+# words for, and it reads PDFs (issue 33): its keys follow the book's.
+CONTINUATION = (
+    " continuation_ttl_s=120 continuation_max_entries=32 continuation_max_bytes=8388608"
+    " pdf=true pdf_max_pages=1000 pdf_max_chars=1048576 pdf_memory_mib=60"
+)
 MEMORY = re.compile(
     r"rypsok: memory: worst case about \d+ MiB \(base \d+ \+ bodies 20 \+ parses \d+ \+ "
     r"sessions 15 \+ cache 0 \+ continuation 9 MiB; an estimate for CPython on Linux\)"

@@ -82,7 +82,8 @@ def test_check_fetch_line_at_the_defaults() -> None:
         "rypsok: fetch: ports=80,443 max_bytes=5242880 max_chars=3000 (ceiling 20000) "
         "deadline_ms=10000 max_redirects=5 robots_txt=true "
         "follow_cross_host_redirects=false continuation_ttl_s=120 "
-        "continuation_max_entries=32 continuation_max_bytes=8388608"
+        "continuation_max_entries=32 continuation_max_bytes=8388608 "
+        "pdf=true pdf_max_pages=1000 pdf_max_chars=1048576 pdf_memory_mib=60"
     ) in check(None).lines
 
 

@@ -244,9 +244,19 @@ def test_req_fetch_011_a_5xx_says_retry_later_with_retry_after(tmp_path: Path) -
     assert error.message.endswith("retry later")
 
 
-def test_req_fetch_008_other_media_types_are_unsupported(tmp_path: Path) -> None:
+@pytest.mark.parametrize("media", ["image/png", "application/zip", "video/mp4"])
+def test_req_fetch_008_other_media_types_are_unsupported(tmp_path: Path, media: str) -> None:
+    with site({"/f": Page(body=b"\x89PNG\r\n\x1a\n\x00\x00", content_type=media)}) as s:
+        error = refused(make(tmp_path), url=s.url("/f"))
+    assert error.kind == "unsupported_content"
+    assert error.detail == {"reason": "media_type", "media_type": media}
+
+
+def test_req_fetch_008_a_pdf_is_unsupported_when_the_operator_turns_pdfs_off(
+    tmp_path: Path,
+) -> None:
     with site({"/f.pdf": Page(body=b"%PDF-1.7", content_type="application/pdf")}) as s:
-        error = refused(make(tmp_path), url=s.url("/f.pdf"))
+        error = refused(make(tmp_path, ALLOW_LOCAL + "[fetch]\npdf = false\n"), url=s.url("/f.pdf"))
     assert error.kind == "unsupported_content"
     assert error.detail == {"reason": "media_type", "media_type": "application/pdf"}
 
