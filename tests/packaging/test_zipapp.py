@@ -274,8 +274,9 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
     two_builds: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """The paths a trace of a bare session does not reach: a page parsed (html5lib,
-    charset detection) and engines asked, from the pyz, through the call commands."""
-    from tests.support import engine_standin, site
+    charset detection), a PDF read in its worker process (PDFium, from the pyz's own
+    unpacked site), and engines asked, from the pyz, through the call commands."""
+    from tests.support import engine_standin, pdfs, site
     from tests.support.engine_standin import tunnel
     from tests.support.moths import ARTICLE, ca_file, moth_results
 
@@ -302,12 +303,19 @@ def test_issue_18_the_trimmed_pyz_fetches_and_searches(
                 * 20,
                 content_type="text/html",
             ),
+            "/review.pdf": site.Page(
+                body=pdfs.headings_lists_table(), content_type="application/pdf"
+            ),
         }
     ) as s:
         config = tmp_path / "fetch.toml"
         config.write_text('config_version = 1\n[egress]\nallow = ["127.0.0.1"]\n')
         env = {**env_base, "SSL_CERT_FILE": ca_file(tmp_path, site.CA)}
-        for path, want in (("/moths", "pollinators of flowers"), ("/latin", "crème brûlée")):
+        for path, want in (
+            ("/moths", "pollinators of flowers"),
+            ("/latin", "crème brûlée"),
+            ("/review.pdf", "| Lantern | 12 | 4.50 |"),
+        ):
             run = call(env, "fetch", s.url(path), "--config", str(config))
             assert run.returncode == 0 and want in run.stdout, run.stderr
     with tunnel(moth_results) as standin:

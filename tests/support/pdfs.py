@@ -526,6 +526,10 @@ def two_columns_across(lines: int) -> tuple[bytes, list[str], list[str]]:
     drawn left, right, left, right: the content stream interleaves the columns."""
     left = [f"{sentence(i, LEFT, 5)} {i + 1}" for i in range(lines)]
     right = [f"{sentence(i, RIGHT, 5)} {i + 1}" for i in range(lines)]
+    # Each column's paragraph ends with its column (one that ended mid-sentence would
+    # run on into the next column, as a reader takes it).
+    left[-1] += "."
+    right[-1] += "."
     leading = min(14.0, 680 / max(lines, 1))
     size = min(10.0, leading * 0.8)
     runs = []

@@ -44,6 +44,8 @@ _LABEL: Final = re.compile(r"\d{1,3}(?:\.\d{1,3})*|[A-Z]")
 # A marker set apart from its text by a tab stop is joined to it when the text starts
 # within this many font sizes.
 MARKER_GAP: Final = 4.0
+# The widest gap inside a line that join_gaps closes, in font sizes.
+JOIN_GAP: Final = 4.0
 _NUMBERED: Final = re.compile(r"(\(?\d{1,3}[.)]|\(?[a-z][.)]|\([ivx]{1,4}\))\s+")
 _PAGE_NUMBER: Final = re.compile(
     r"(?:page|p\.|seite|página|pagina)?\s*[\[(-]?\s*(\d{1,5}|[ivxlcdm]{1,7})\s*[\])-]?"
@@ -133,6 +135,7 @@ class Piece:
     right_short: list[bool] = field(default_factory=list)  # a line ending well short
     # Set in a monospaced font: its lines as laid out (indentation kept), for a code block.
     code: list[str] | None = None
+    column_end: bool = True  # the last piece of its column or page
 
 
 # -- one page --------------------------------------------------------------------------------
@@ -148,6 +151,40 @@ def rows(spans: Iterable[Span]) -> list[list[Span]]:
             out.append([span])
     for row in out:
         row.sort(key=lambda s: s.x0)
+    return out
+
+
+def join_gaps(spans: list[Span]) -> list[Span]:
+    """Spans of one line joined across a gap that text passes through on the line above
+    or below: a wide space inside a column (a justified line, a sentence's space), not
+    a gutter between columns or between a table's cells, which stay empty all the way
+    down. The reader cut the line at the gap because it cannot tell them apart alone."""
+    lines = rows(spans)
+    out: list[Span] = []
+    for index, row in enumerate(lines):
+        near = [
+            lines[i]
+            for i in (index - 1, index + 1)
+            if 0 <= i < len(lines) and abs(lines[i][0].y - row[0].y) <= 2.5 * row[0].size
+        ]
+        merged: list[Span] = []
+        for span in row:
+            last = merged[-1] if merged else None
+            if last is not None and 0 <= span.x0 - last.x1 <= JOIN_GAP * last.size:
+                middle = (last.x1 + span.x0) / 2
+                if any(s.x0 < middle < s.x1 for line in near for s in line):
+                    merged[-1] = Span(
+                        last.x0,
+                        span.x1,
+                        last.y,
+                        last.size,
+                        last.bold,
+                        f"{last.text} {span.text}",
+                        last.mono,
+                    )
+                    continue
+            merged.append(span)
+        out.extend(merged)
     return out
 
 
@@ -396,11 +433,23 @@ def _code_lines(block: Block) -> list[str]:
 def page_pieces(page: PageSpans) -> list[Piece]:
     """One page's blocks as pieces in reading order."""
     out: list[Piece] = []
-    for region in reading_order(blocks_of(attach_markers(page.spans))):
+    tops: list[tuple[float, float]] = []  # each piece's top and bottom
+    for region in reading_order(blocks_of(attach_markers(join_gaps(page.spans)))):
         if region.table is not None:
             out.append(_table_piece(region.table))
+            blocks = [b for group in region.table for b in group]
+            tops.append((max(b.top for b in blocks), min(b.bottom for b in blocks)))
             continue
-        out.extend(_text_piece(b, page) for b in region.blocks)
+        for block in region.blocks:
+            out.append(_text_piece(block, page))
+            tops.append((block.top, block.bottom))
+    # A piece the next one starts above ends a column (the reader goes up to the next
+    # one's top); the page's last piece ends one too. Lines in the margins (a running
+    # footer, a page number) do not count: they may go before the document is done.
+    body = [i for i, piece in enumerate(out) if not piece.margin]
+    for position, index in enumerate(body):
+        following = tops[body[position + 1]][0] if position + 1 < len(body) else None
+        out[index].column_end = following is None or following > tops[index][1]
     return [p for p in out if p.lines]
 
 
@@ -518,12 +567,15 @@ def to_markdown(pages: list[list[Piece]]) -> tuple[list[str], str | None]:
     levels = heading_levels(pages, body_size(pages))
     out: list[str] = []
     first_heading: str | None = None
-    # A paragraph a page ended in the middle of: its parts, written once it ends.
+    # A paragraph or a list item a page ended in the middle of: its kind and its parts,
+    # written once it ends.
     running: list[str] = []
+    running_kind = "p"
 
     def close() -> None:
         if running:
-            out.append(plain_block(_join_lines(running)))
+            text = plain_block(_join_lines(running))
+            out.append(text if running_kind == "p" else f"{running_kind[3:]} {text}")
             running.clear()
 
     # Monospaced blocks are code, unless most of the document is set that way (a
@@ -532,7 +584,7 @@ def to_markdown(pages: list[list[Piece]]) -> tuple[list[str], str | None]:
     coded = sum(p.chars for ps in pages for p in ps if p.code is not None)
     code_blocks = coded * 2 <= total
     for pieces in pages:
-        for index, piece in enumerate(pieces):
+        for piece in pieces:
             if piece.kind == "table":
                 close()
                 out.append(_table_markdown(piece))
@@ -552,19 +604,20 @@ def to_markdown(pages: list[list[Piece]]) -> tuple[list[str], str | None]:
                 first_heading = first_heading or heading
                 continue
             parts = _text_blocks(piece)
-            # The last page's paragraph goes on here when the page starts in lower case.
-            if running and index == 0 and parts and parts[0][0] == "p" and _goes_on(parts[0][1]):
+            # A paragraph the last column or page left unfinished goes on here when this
+            # block starts in lower case.
+            if running and parts and parts[0][0] == "p" and _goes_on(parts[0][1]):
                 running.append(parts[0][1])
                 parts = parts[1:]
-                page_end = index == len(pieces) - 1
-                if not parts and (not page_end or running[-1][-1:] in _SENTENCE_END):
-                    close()  # it ended on this page
+                if not parts and running[-1][-1:] in _SENTENCE_END:
+                    close()  # it ended here
             if parts:
                 close()
             for number, (kind, para) in enumerate(parts):
-                page_end = number == len(parts) - 1 and index == len(pieces) - 1
-                if kind == "p" and page_end and para[-1:] not in _SENTENCE_END:
+                last = number == len(parts) - 1 and piece.column_end
+                if last and para[-1:] not in _SENTENCE_END:
                     running.append(para)
+                    running_kind = kind
                 elif kind == "p":
                     out.append(plain_block(para))
                 else:  # an item's text starts a line of its own in Markdown

@@ -76,19 +76,21 @@ def html_markdown(text: str) -> str:
 
 # -- reading order ----------------------------------------------------------------------------
 
+# Each column ends its paragraph with a full stop: a column that ends mid-sentence runs
+# on into the next (test_issue_33_a_sentence_runs_on_from_one_column_to_the_next).
 LEFT = [
     "apple banana cherry damson elder fig grape",
     "hazel iris juniper kiwi lemon mango nectar",
     "olive peach quince raisin sloe tangerine",
     "apple cherry elder grape iris kiwi mango",
-    "olive quince sloe banana damson fig hazel",
+    "olive quince sloe banana damson fig hazel.",
 ]
 RIGHT = [
     "falcon heron osprey plover raven robin",
     "swallow thrush wren condor eagle finch",
     "gannet hawk ibis jay kestrel lark magpie",
     "owl falcon osprey raven swallow wren",
-    "eagle gannet ibis kestrel magpie heron",
+    "eagle gannet ibis kestrel magpie heron.",
 ]
 
 
@@ -133,16 +135,17 @@ def test_issue_33_a_full_width_title_above_two_columns_comes_first() -> None:
 def test_issue_33_a_full_width_paragraph_between_column_sections_cuts_the_page() -> None:
     # Columns above a paragraph that spans the page, columns again below it.
     middle = "The middle paragraph runs across both columns of the page and ends here."
+    left_top, right_top = [LEFT[0], LEFT[1] + "."], [RIGHT[0], RIGHT[1] + "."]
     spans = [
-        column(LEFT[:2], 72, 700),
-        column(RIGHT[:2], 330, 700),
+        column(left_top, 72, 700),
+        column(right_top, 330, 700),
         prose(middle, 640),
         column(LEFT[2:], 72, 600),
         column(RIGHT[2:], 330, 600),
     ]
     assert markdown(page(*spans)) == [
-        " ".join(LEFT[:2]),
-        " ".join(RIGHT[:2]),
+        " ".join(left_top),
+        " ".join(right_top),
         middle,
         " ".join(LEFT[2:]),
         " ".join(RIGHT[2:]),
@@ -790,3 +793,40 @@ def test_issue_33_contents_leaders_become_one_ellipsis_and_entries_stay_apart() 
     body = [Span(72, 500, 600 - 14 * i, 11, False, "Body text " * 6) for i in range(8)]
     got = markdown(PageSpans(612, 792, spans + body))
     assert got[:3] == ["1 Introduction … 1", "1.1 Scope … 2", "1.2 Terms … 3"]
+
+
+def test_issue_33_a_list_item_that_runs_on_to_the_next_page_is_one_item() -> None:
+    first = PageSpans(
+        612,
+        792,
+        [
+            Span(72, 500, 700, 11, False, "An opening paragraph of the section."),
+            Span(72, 400, 672, 11, False, "• A glob-deleteall element, which means that patterns"),
+        ],
+    )
+    second = PageSpans(
+        612,
+        792,
+        [
+            Span(90, 400, 700, 11, False, "from earlier folders are discarded."),
+            Span(72, 500, 672, 11, False, "The next paragraph starts here."),
+        ],
+    )
+    assert markdown(first, second) == [
+        "An opening paragraph of the section.",
+        "- A glob-deleteall element, which means that patterns from earlier folders are discarded.",
+        "The next paragraph starts here.",
+    ]
+
+
+def test_issue_33_a_sentence_runs_on_from_one_column_to_the_next() -> None:
+    # The left column ends mid-sentence and the right one goes on in lower case: one
+    # paragraph. A paragraph that ends with its column stays apart (the tests above).
+    left = column(["The harbor board met in winter to review", "the copper signal works"], 72, 700)
+    right = column(["along the valley and the bridge.", "A new paragraph starts here."], 330, 700)
+    right[1] = Span(330, 400, 700 - 3 * LEADING, BODY, False, "A new paragraph starts here.")
+    assert markdown(page(left, right)) == [
+        "The harbor board met in winter to review the copper signal works along the valley "
+        "and the bridge.",
+        "A new paragraph starts here.",
+    ]
