@@ -47,7 +47,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rypsok.core.fetch.extraction.extract import extract
+from rypsok.core.fetch.extraction.extract import extract, extract_blocks
+from rypsok.core.fetch.extraction.kind import PAGE_KINDS
 from rypsok.core.html.tree import ParsedDocument, parse_html
 
 REPO = Path(__file__).resolve().parent.parent
@@ -91,6 +92,18 @@ def markdown_to_text(markdown: str) -> str:
 
 def rypsok_text(html: str) -> str:
     return markdown_to_text(extract(parse_html(html), BASE_URL).markdown)
+
+
+# Each page's kind and confidence as rypsok's runner read them (issue 34), by page id.
+READS: dict[str, tuple[str, float]] = {}
+
+
+def rypsok_read(doc_id: str, html: str, url: str | None) -> str:
+    """rypsok's text, the page's kind and the confidence kept in READS. The page's
+    own address is the base: the kind reads hints in its path."""
+    got = extract_blocks(parse_html(html), url or BASE_URL)
+    READS[doc_id] = (got.kind, got.confidence)
+    return markdown_to_text("\n\n".join(got.blocks))
 
 
 def load_scorer(folder: Path) -> ModuleType:
@@ -161,12 +174,18 @@ def _builtin_runner(fn: Callable[[str], str | None]) -> Extractor:
 
 
 def _runners(
-    want: Sequence[str], scorer: ModuleType, trees: dict[str, ParsedDocument]
+    want: Sequence[str],
+    scorer: ModuleType,
+    trees: dict[str, ParsedDocument],
+    urls: Mapping[str, str | None] | None = None,
 ) -> list[tuple[str, Extractor]]:
     runners: list[tuple[str, Extractor]] = []
+    where = urls or {}
     for name in want:
         if name == "rypsok":
-            runners.append((name, lambda _id, html: rypsok_text(html)))
+            runners.append(
+                (name, lambda doc_id, html: rypsok_read(doc_id, html, where.get(doc_id)))
+            )
         elif name == "rypsok-extract":
 
             def extract_only(doc_id: str, _html: str) -> str:
@@ -210,7 +229,7 @@ def run_set(
     trees: dict[str, ParsedDocument] = {}
     if "rypsok-extract" in args.only:
         trees = {k: parse_html(v) for k, v in pages.items()}
-    runners = _runners(args.only, scorer, trees)
+    runners = _runners(args.only, scorer, trees, {d["id"]: d.get("url") for d in docs})
     outputs: dict[str, dict[str, str]] = {label: {} for label, _ in runners}
     spent = dict.fromkeys(outputs, 0.0)
     errors = dict.fromkeys(outputs, 0)
@@ -237,6 +256,8 @@ def run_set(
         res["empty"] = sum(1 for t in outputs[label].values() if not t.strip())
         results[label] = res
     report_set(scorer, name, len(docs), results, args.worst)
+    if "rypsok" in results:
+        report_reads(scorer, name, docs, results["rypsok"])
     return results
 
 
@@ -280,6 +301,64 @@ def report_set(
             print(
                 f"  {doc_id[:24]}  rypsok {f:.2f}  trafilatura {'-' if t is None else f'{t:.2f}'}"
             )
+
+
+def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """Area under the ROC curve: the chance a positive outranks a negative, ties half."""
+    pairs = sorted(zip(scores, positive, strict=True))
+    rank_sum = 0.0
+    i = 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        rank_sum += (i + j + 1) / 2 * sum(1 for k in range(i, j) if pairs[k][1])
+        i = j
+    pos = sum(1 for p in positive if p)
+    neg = len(positive) - pos
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg) if pos and neg else float("nan")
+
+
+def calibration(confidence: Sequence[float], f1: Sequence[float]) -> tuple[float, int, float]:
+    """Issue 34's two figures: the mean F1 of the pages of confidence >= 0.8 and
+    how many there are, and the AUC of the confidence for telling the pages of
+    F1 >= 0.7 from those below."""
+    high = [f for c, f in zip(confidence, f1, strict=True) if c >= 0.8]
+    mean = sum(high) / len(high) if high else float("nan")
+    return mean, len(high), auc(confidence, [f >= 0.7 for f in f1])
+
+
+def report_reads(
+    scorer: ModuleType, name: str, docs: Sequence[Mapping[str, Any]], ours: Mapping[str, Any]
+) -> None:
+    """The kind's accuracy against the set's labels and the confidence's calibration."""
+    metric = METRIC[name]
+    pairs = [(READS.get(r["id"]), page_f1(scorer, metric, r)) for r in ours["pages"]]
+    conf = [read[1] for read, f in pairs if read is not None and f is not None]
+    f1 = [f for read, f in pairs if read is not None and f is not None]
+    mean, high, area = calibration(conf, f1)
+    print(
+        f"\n{name}, rypsok's confidence: {high} of {len(f1)} pages at >= 0.8, their mean "
+        f"{metric} F1 {mean:.3f} (target >= 0.9); AUC for F1 < 0.7: {area:.3f} (target >= 0.8)"
+    )
+    labels = {d["id"]: str(d["page_type"]) for d in docs if d.get("page_type")}
+    if not labels:
+        return
+    confusion: dict[tuple[str, str], int] = {}
+    for doc_id, truth in labels.items():
+        read = READS.get(doc_id)
+        said = read[0] if read else "-"
+        confusion[truth, said] = confusion.get((truth, said), 0) + 1
+    right = sum(n for (t, s), n in confusion.items() if t == s)
+    print(f"\n{name}, page kind: {right} of {len(labels)} right ({right / len(labels):.3f})\n")
+    said_kinds = [k for k in PAGE_KINDS if any(s == k for _t, s in confusion)]
+    print("| label \\ said | pages | right | " + " | ".join(said_kinds) + " |")
+    print("|---|---|---|" + "---|" * len(said_kinds))
+    for truth in sorted({t for t, _s in confusion}):
+        row = [confusion.get((truth, k), 0) for k in said_kinds]
+        n = sum(v for (t, _s), v in confusion.items() if t == truth)
+        ok = confusion.get((truth, truth), 0)
+        print(f"| {truth} | {n} | {ok / n:.3f} | " + " | ".join(map(str, row)) + " |")
 
 
 def _revision() -> str:

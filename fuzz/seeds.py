@@ -666,6 +666,44 @@ def pdf_layout() -> Seeds:
     yield "hand-empty", b""
 
 
+# --------------------------------------------------------------------------- page data
+
+_DATA_PROSE = (
+    "The lighthouse keeper walked the long stair every evening and counted the steps "
+    "aloud, because the sound of his own voice kept the wind from feeling so large."
+)
+
+
+def embedded_data() -> Seeds:
+    prose = json.dumps(_DATA_PROSE)
+    yield (
+        "hand-json-ld",
+        b"\x00"
+        + (
+            '{"@context":"https://schema.org","@type":"Article","articleBody":' + prose + "}"
+        ).encode(),
+    )
+    yield (
+        "hand-next-data",
+        b"\x01"
+        + ('{"props":{"pageProps":{"post":{"body":' + prose + '}}},"page":"/p/[id]"}').encode(),
+    )
+    yield "hand-nuxt3-devalue", b"\x02" + ('[{"data":1},{"body":2},' + prose + "]").encode()
+    yield (
+        "hand-nuxt2",
+        b"\x03"
+        + ("(function(a,b){return {data:[{body:a,title:b}]}}(" + prose + ',"Keeper"))').encode(),
+    )
+    yield (
+        "hand-remix",
+        b"\x04" + ('{"state":{"loaderData":{"post":{"text":' + prose + "}}}}").encode(),
+    )
+    yield "hand-next-app", b"\x05" + ("[1," + json.dumps("1:T9a," + _DATA_PROSE) + "]").encode()
+    yield "hand-truncated", b"\x01" + ('{"props":{"pageProps":{"body":' + prose[:80]).encode()
+    yield "hand-deep", b"\x01" + b"[" * 3000
+    yield "hand-script-end", b"\x00" + b'{"articleBody":"a <\\/script> b"}'
+
+
 TARGETS = {
     "text_cleaner": text_cleaner,
     "content_cleaner": content_cleaner,
@@ -684,6 +722,7 @@ TARGETS = {
     "charset_header": charset_header,
     "pdf_document": pdf_document,
     "pdf_layout": pdf_layout,
+    "embedded_data": embedded_data,
 }
 
 

@@ -131,6 +131,13 @@ TABLE: Final[dict[str, Limit]] = _rows(
         1024,
         "fetch.pdf_memory_mib",
     ),
+    # The data a script-rendered page carries (issue 34; not in the book's table): the
+    # text of its JSON and framework scripts, kept by the parse (html/tree.py) and read
+    # without running anything (fetch/extraction/embedded.py). Fixed: a page is at most
+    # LIM-F3, and 2 MiB holds the data of any real article page many times over.
+    Limit("LIM-F24", "bytes of script data kept from one page", 2 * MIB),
+    Limit("LIM-F25", "nesting depth of embedded data read", 64),
+    Limit("LIM-F26", "strings and brackets of embedded data read from one page", 200000),
     # Concurrency and rates
     Limit("LIM-C1", "outbound requests in flight", 32, 1, 256, "limits.outbound_in_flight"),
     Limit("LIM-C2", "requests in flight per engine", 2, 1, 8, "limits.per_engine_in_flight"),

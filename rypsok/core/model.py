@@ -16,6 +16,17 @@ from rypsok.core import limits
 MESSAGE_MAX: Final = limits.default("LIM-I4")
 
 Outcome = Literal["ok", "partial", "empty"]
+# What kind of page web_fetch read (issue 34), a fixed vocabulary.
+PAGE_KINDS: Final = (
+    "article",
+    "forum",
+    "documentation",
+    "listing",
+    "collection",
+    "product",
+    "service",
+    "other",
+)
 ErrorKind = Literal[
     "invalid_request", "denied", "unavailable", "redirected", "unsupported_content", "too_large"
 ]
@@ -254,6 +265,10 @@ class FetchResponse:
     # SHA-256 (hex) of the whole extracted content, not only of this part: a caller
     # continuing with start_char can tell whether the page changed in between.
     content_sha256: str = ""
+    # An HTML page's kind (PAGE_KINDS) and how sure the read is, 0 to 1 (issue 34):
+    # additive fields, absent for a PDF, plain text or Markdown.
+    page_kind: str | None = None
+    confidence: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -267,6 +282,10 @@ class FetchResponse:
         }
         if self.next_start_char is not None:
             out["next_start_char"] = self.next_start_char
+        if self.page_kind is not None:
+            out["page_kind"] = self.page_kind
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
         return out
 
 

@@ -15,7 +15,7 @@ from typing import Any, Final, get_args
 from rypsok.core import limits
 from rypsok.core.config.problems import ConfigError, Problem
 from rypsok.core.config.settings import Config
-from rypsok.core.model import DisabledReason
+from rypsok.core.model import PAGE_KINDS, DisabledReason
 from rypsok.core.search.request import TIME_RANGES
 
 # Normative texts (external design §2 and §3), code marks as the book's source has them.
@@ -228,6 +228,8 @@ def _fetch_output() -> dict[str, Any]:
             "content_sha256": {"type": "string"},
             "truncated": {"type": "boolean"},
             "next_start_char": {"type": "integer"},
+            "page_kind": {"type": "string", "enum": list(PAGE_KINDS)},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         },
         "required": [
             "outcome",

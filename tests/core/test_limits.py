@@ -50,6 +50,8 @@ NOT_LIMITS = {
     ("glyphs.py", 600),  # a bold font's weight (CSS numbers)
     ("glyphs.py", 4096),  # the bytes of a document title read from PDFium
     ("layout.py", 200),  # characters of a PDF heading: a layout heuristic
+    ("kind.py", 20000),  # characters of Markdown looked at for a page kind's vocabulary
+    ("kind.py", 4096),  # a cache size
 }
 
 

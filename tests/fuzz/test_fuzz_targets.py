@@ -52,6 +52,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "the media type of a fetched page": ("charset_header", "pipeline._media_kind"),
     "a PDF: PDFium's text layer and the layout": ("pdf_document", "worker.read"),
     "a PDF's layout": ("pdf_layout", "layout.to_markdown"),
+    "the data a script-rendered page carries": ("embedded_data", "embedded_blocks"),
 }
 
 

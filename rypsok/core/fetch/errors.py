@@ -179,6 +179,18 @@ def extraction_failed() -> ToolError:
     )
 
 
+def needs_scripts() -> ToolError:
+    """A page a script renders (an application shell) whose data holds no prose:
+    rypsok runs no script, so the agent is told to look elsewhere, not that the
+    page is empty (issue 34)."""
+    return ToolError(
+        "unsupported_content",
+        "the page builds its text with scripts, which rypsok does not run; try another "
+        "source, such as a cached, text-only or printable version of the page",
+        {"reason": "needs_scripts"},
+    )
+
+
 def challenge_page() -> ToolError:
     """The site answered with a bot challenge (a captcha, "checking your browser") in
     place of the page: rypsok runs no script and never poses as a browser to pass it."""

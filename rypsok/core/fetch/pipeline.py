@@ -125,6 +125,11 @@ class _Page:
     content: PageText
     removed: int  # invisible characters removed from the content
     partial: bool
+    # An HTML page's kind and the confidence in its read (extraction/kind.py); None for
+    # a PDF, plain text or Markdown.
+    kind: str | None = None
+    confidence: float | None = None
+    shell: bool = False  # a page scripts fill (its text, if any, from its data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +233,9 @@ class FetchService:
             log.info("refused", tool="web_fetch", reason="blocked")
             raise errors.challenge_page()
         if blank:
+            if read.page.shell:
+                log.info("refused", tool="web_fetch", reason="needs_scripts")
+                raise errors.needs_scripts()
             raise errors.extraction_failed()
         return read
 
@@ -496,9 +504,11 @@ class FetchService:
                     release(doc.root)
                 del doc  # the tree and the analysis are gone before the blocks are joined
                 title, blocks, partial = parts.title, parts.blocks, parts.partial
+                page_kind, confidence = parts.kind, round(parts.confidence, 2)
+                shell = parts.shell
                 del parts
                 content, removed = _clean(blocks)
-                return _Page(title, content, removed, partial)
+                return _Page(title, content, removed, partial, page_kind, confidence, shell)
             cleaned, removed = boundary.clean_content(extracted.markdown)
             return _Page(extracted.title, PageText([cleaned]), removed, extracted.partial)
 
@@ -588,6 +598,8 @@ class FetchService:
             next_start_char=end if truncated else None,
             notices=tuple(notices),
             content_sha256=sha256,
+            page_kind=extracted.kind,
+            confidence=extracted.confidence,
         )
 
 

@@ -14,8 +14,10 @@ Guarantees, whatever the page:
   tree's own operations (text appends, child removal) are amortised O(1).
 
 ``<script>``, ``<style>``, ``<template>``, ``<noembed>`` and ``<noframes>`` are
-parsed (the tokenizer needs them) but their content is never kept (a browser
-shows none of it); ``<noscript>`` in the body is kept for
+parsed (the tokenizer needs them) but their content is never part of the tree (a
+browser shows none of it). The text of the scripts that carry the page's data
+(JSON-LD, JSON, a framework's inline state) is kept beside the tree, in
+``ParsedDocument.data``, up to LIM-F24 bytes in all; ``<noscript>`` in the body is kept for
 the extractor, which removes it unless the page is a script shell; comments and the
 doctype are counted and dropped. The tree keeps HTML elements with
 ``namespace`` None and foreign (SVG, MathML) elements with their namespace.
@@ -46,6 +48,7 @@ __all__ = [
     "Element",
     "ParseCancelled",
     "ParsedDocument",
+    "ScriptData",
     "Text",
     "TextSource",
     "parse_html",
@@ -257,6 +260,124 @@ class _Dropped(Element):
         return None
 
 
+# Inline scripts kept for the page data they assign: Nuxt 2, Remix and React
+# Router, Next's app router (its RSC chunks), SvelteKit's start script, Gatsby's
+# page path, and the common store dumps. Matched anywhere in the script, and the
+# text is kept from the match on.
+_DATA_SCRIPT = re.compile(
+    r"(?:window|self)\.(?:__NUXT__|__remixContext|__reactRouterContext|__next_f|"
+    r"__INITIAL_STATE__|__APOLLO_STATE__|__PRELOADED_STATE__|pagePath)\b|__sveltekit_"
+)
+# A marker split across two text chunks is still found: this much of the previous
+# chunk is looked at again (longer than any marker).
+_MARKER_OVERLAP = 32
+_JS_TYPES: frozenset[str] = frozenset(
+    {"", "text/javascript", "application/javascript", "module", "text/ecmascript"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptData:
+    """The text of one script that carries page data, in document order.
+
+    ``kind``: "ld+json" (JSON-LD), "json" (``type="application/json"``, e.g. Next's
+    ``__NEXT_DATA__``, Nuxt 3's ``__NUXT_DATA__``, Angular's ``ng-state``),
+    "sveltekit" (a response SvelteKit inlined, ``data-sveltekit-fetched``) or "js"
+    (an inline script, from the framework's assignment on). ``truncated``: LIM-F24
+    cut it (the text is a prefix)."""
+
+    kind: str
+    type: str | None
+    id: str | None
+    text: str
+    truncated: bool
+
+
+def _script_kind(attributes: Mapping[Any, str]) -> str | None:
+    """Which data a script element may carry, from its attributes; None: none."""
+    if "src" in attributes:
+        return None
+    kind = (attributes.get("type") or "").strip().lower().split(";")[0].strip()
+    if kind == "application/ld+json":
+        return "ld+json"
+    if kind == "application/json":
+        return "sveltekit" if "data-sveltekit-fetched" in attributes else "json"
+    return "js" if kind in _JS_TYPES else None
+
+
+class _DataSink:
+    """The scripts of one parse that carry data, and the bytes they may still keep
+    (LIM-F24, counted as CPython stores the text)."""
+
+    __slots__ = ("left", "max_bytes", "scripts")
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.left = max_bytes
+        self.scripts: list[_Script] = []
+
+    def reset(self) -> None:
+        # html5lib restarts the parse on a late <meta charset>: what was kept goes.
+        self.left = self.max_bytes
+        self.scripts = []
+
+    def finish(self) -> tuple[ScriptData, ...]:
+        found = []
+        for script in self.scripts:
+            text = "".join(script.chunks)
+            if text.strip():
+                found.append(
+                    ScriptData(script.kind, script.type, script.id, text, script.truncated)
+                )
+            script.chunks = []
+        self.scripts = []
+        return tuple(found)
+
+
+class _Script(_Dropped):
+    """A script whose text may be page data: kept in chunks, within the sink's bytes.
+    An inline script is looked at chunk by chunk and kept from a data marker on."""
+
+    __slots__ = ("chunks", "id", "kind", "matched", "sink", "tail", "truncated", "type")
+
+    def __init__(
+        self, name_tuple: tuple[str, str], given: Mapping[Any, str], kind: str, sink: _DataSink
+    ) -> None:
+        super().__init__(name_tuple[1], None, NO_ATTRIBUTES, name_tuple)
+        self.kind = kind
+        self.type: str | None = given.get("type")
+        self.id: str | None = given.get("id")
+        self.sink = sink
+        self.chunks: list[str] = []
+        self.matched = kind != "js"
+        self.tail = ""
+        self.truncated = False
+        sink.scripts.append(self)
+
+    def insertText(self, data: str, insertBefore: Element | None = None) -> None:
+        if self.truncated:
+            return
+        if not self.matched:
+            seen = self.tail + data
+            found = _DATA_SCRIPT.search(seen)
+            if found is None:
+                self.tail = seen[-_MARKER_OVERLAP:]
+                return
+            self.matched = True
+            self.tail = ""
+            data = seen[found.start() :]
+        sink = self.sink
+        cost = sys.getsizeof(data)
+        if cost > sink.left:
+            # Keep what fits: a prefix, at the widest 4 bytes a character.
+            data = data[: max(0, sink.left // 4)]
+            self.truncated = True
+            cost = sys.getsizeof(data)
+        sink.left -= min(cost, sink.left)
+        if data:
+            self.chunks.append(data)
+
+
 class Document(Element):
     """The root; its children are the ``<html>`` element (and nothing else
     kept: comments and the doctype are dropped)."""
@@ -272,6 +393,8 @@ class ParsedDocument:
     root: Document
     nodes: int  # nodes created, including comments and dropped elements
     partial: bool  # a bound cut the parse: extraction_partial
+    # The text of the scripts that carry page data, in document order (LIM-F24).
+    data: tuple[ScriptData, ...] = ()
 
 
 class _Budget:
@@ -311,9 +434,10 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
     documentClass = Document
     elementClass = Element
 
-    def __init__(self, budget: _Budget, keep: Collection[str] | None) -> None:
+    def __init__(self, budget: _Budget, keep: Collection[str] | None, sink: _DataSink) -> None:
         self._budget = budget
         self._keep = keep
+        self._sink = sink
         # One name tuple per tag, not per element: HTML names keyed by the name
         # alone, foreign ones by (namespace, name).
         self._html_tuples: dict[str, tuple[str, str]] = {}
@@ -324,6 +448,7 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
         # Also called when html5lib restarts on a late <meta charset>.
         super().reset()
         self._budget.nodes = 0
+        self._sink.reset()
 
     def _element(self, token: dict[str, Any]) -> Element:
         # Counted before it is made: at the node bound nothing more is built.
@@ -340,6 +465,10 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
             name_tuple = self._html_tuples.get(name)
             if name_tuple is None:
                 name_tuple = self._html_tuples[name] = (HTML_NAMESPACE, name)
+            if name == "script":
+                kind = _script_kind(token["data"])
+                if kind is not None:
+                    return _Script(name_tuple, token["data"], kind, self._sink)
             cls = _Dropped if name in DROPPED else Element
             return cls(name_tuple[1], None, self._attributes(name, token["data"]), name_tuple)
         key = (namespace, name)
@@ -385,7 +514,7 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
         if len(open_elements) >= self._budget.max_depth:
             raise _Cut
         element = self._element(token)
-        if type(element) is not _Dropped:
+        if not isinstance(element, _Dropped):
             parent.insertBefore(element, before)
         open_elements.append(element)
         return element
@@ -399,7 +528,8 @@ class _Builder(_base.TreeBuilder):  # type: ignore[misc]  # html5lib has no stub
             parent, before = self.getTableMisnestedNodePosition()
             parent.insertText(data, before)
             return
-        if type(parent) is _Dropped:
+        if isinstance(parent, _Dropped):
+            parent.insertText(data)  # a data script keeps it; any other lets it go
             return
         children = parent.children
         if children:
@@ -680,6 +810,7 @@ def parse_html(
     max_depth: int = limits.default("LIM-F11"),
     xhtml: bool = False,
     keep_attributes: Collection[str] | None = None,
+    max_data_bytes: int = limits.default("LIM-F24"),
 ) -> ParsedDocument:
     """Parse a page into a bounded tree.
 
@@ -695,10 +826,13 @@ def parse_html(
     With ``keep_attributes``, an HTML element keeps only those of its
     attributes (the formatting elements, ``<html>`` and ``<body>`` keep all of
     theirs, which html5lib compares or adds to): the tree is otherwise the same.
+    The text of the scripts that carry page data is kept beside the tree, at most
+    ``max_data_bytes`` in all (``ParsedDocument.data``).
     """
     budget = _Budget(max_nodes, max_depth, cancel)
     budget.check_cancel()
-    builder = _Builder(budget, keep_attributes)
+    sink = _DataSink(max_data_bytes)
+    builder = _Builder(budget, keep_attributes, sink)
     parser = _Parser(tree=lambda _namespace_html: builder, namespaceHTMLElements=False)
     parser.xhtml = xhtml
     kwargs: dict[str, Any] = {}
@@ -720,4 +854,6 @@ def parse_html(
         _let_go(parser, builder)
     if _prune_deep(root, max_depth):
         partial = True
-    return ParsedDocument(root=root, nodes=min(budget.nodes, max_nodes), partial=partial)
+    return ParsedDocument(
+        root=root, nodes=min(budget.nodes, max_nodes), partial=partial, data=sink.finish()
+    )

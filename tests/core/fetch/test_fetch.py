@@ -37,7 +37,10 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
         "title": "Rust ownership, in short",
         "truncated": False,
         "url": s.url("/rust-ownership"),
+        "page_kind": "article",
+        "confidence": whole["confidence"],
     }
+    assert 0.8 <= whole["confidence"] <= 1
     assert first["content"] == BOOK_CONTENT[:500] and first["truncated"] is True
     assert first["next_start_char"] == 500
     assert second["content"] == BOOK_CONTENT[500:1000]

@@ -26,6 +26,7 @@ READ_ATTRIBUTES: frozenset[str] = frozenset(
         "href",
         "id",
         "itemprop",
+        "itemtype",
         "open",
         "rel",
         "role",

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from rypsok.core.fetch.extraction.attributes import attr
+from rypsok.core.fetch.extraction.embedded import embedded_blocks, is_shell
+from rypsok.core.fetch.extraction.kind import Read, judge
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
 from rypsok.core.fetch.extraction.prune import classify, cuts, listing_cuts
 from rypsok.core.fetch.extraction.score import choose, measure, score_blocks
@@ -86,6 +88,18 @@ class ExtractedBlocks:
     title: str | None
     blocks: list[str]
     partial: bool
+    # The page's kind (kind.PAGE_KINDS) and the confidence in the read, 0..1 (issue 34).
+    kind: str = "other"
+    confidence: float = 0.0
+    # The page is a shell that scripts fill (embedded.is_shell): its text, when any, was
+    # read from the data it carries; with no blocks, it needs scripts to be read.
+    shell: bool = False
+
+
+# The confidence of a text read from a page's embedded data: the model is fitted on
+# rendered pages only, so it says nothing of these; a middle value that tells a caller
+# the read is plausible but not proven (docs/tools.md, "Pages that scripts render").
+DATA_CONFIDENCE = 0.5
 
 
 def extract(doc: ParsedDocument, base_url: str) -> Extracted:
@@ -100,18 +114,36 @@ def extract_blocks(doc: ParsedDocument, base_url: str) -> ExtractedBlocks:
     "ড়" as one code point or as two, and a reader searching the text must find
     either. A blank line composes with no character, so NFC block by block is NFC
     of the whole."""
-    title, blocks = _content(doc, base_url)
+    title, blocks, read = _content(doc, base_url)
+    confidence = read.confidence
+    shell = is_shell(doc, "\n\n".join(blocks))
+    if shell:
+        # What a script would render is in the page's data: read it there. A page
+        # whose own text is not thin gives that, never the data's copy of it too.
+        blocks = embedded_blocks(doc, base_url)
+        confidence = DATA_CONFIDENCE if blocks else 0.0
     for i, block in enumerate(blocks):
         blocks[i] = unicodedata.normalize("NFC", block)
-    return ExtractedBlocks(title=title, blocks=blocks, partial=doc.partial)
+    return ExtractedBlocks(
+        title=title,
+        blocks=blocks,
+        partial=doc.partial,
+        kind=read.kind,
+        confidence=confidence,
+        shell=shell,
+    )
 
 
-def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]:
-    """The title and the blocks of the main content's Markdown."""
+_NOTHING = Read(kind="other", confidence=0.0)
+
+
+def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str], Read]:
+    """The title, the blocks of the main content's Markdown, and the page's kind
+    and the confidence in the read."""
     html = _child(doc.root, "html")
     body = _child(html, "body") or _child(html, "frameset") or html
     if body is None:
-        return None, []
+        return None, [], _NOTHING
     title = _title(doc.root, body)
     an = measure(body)
     classify(an)
@@ -120,7 +152,8 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str]]
     # On a page read whole (a listing) link lists, teasers and comments are the
     # content: only chrome, captions, author boxes and metadata lines go.
     cut = cuts(an, node) if article else listing_cuts(an, node)
-    return title, markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
+    blocks = markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
+    return title, blocks, judge(an, node, article, blocks, base_url)
 
 
 def extract_text(text: str) -> Extracted:

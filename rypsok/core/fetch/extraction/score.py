@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rypsok.core.fetch.extraction.attributes import attr, is_main_marker, links_away
+from rypsok.core.fetch.extraction.kind import count_hints
 from rypsok.core.html.tree import Element, Text
 from rypsok.core.html.vocabulary import (
     BLOCK,
@@ -95,6 +96,10 @@ class Analysis:
         # reader without scripts sees: the only readable copy (step 1).
         self.shell = False
         self.unchromed: dict[Element, float] = {}  # the score without chrome boxes
+        # For the page's kind (kind.py), counted by the measuring pass: elements
+        # by tag name, and class/id/itemtype words by the kind they hint at.
+        self.tags: dict[str, int] = {}
+        self.hints: dict[str, int] = {}
 
 
 # --------------------------------------------------------------------------- pass 1: sizes
@@ -120,10 +125,15 @@ def measure(body: Element) -> Analysis:
     rich = an.rich
     fallback = 0
     unlinked = an.unlinked
+    tags = an.tags
+    hints = an.hints
     for el in _elements_postorder(body):
         n = 0
         u = 0
         name = el.name
+        tags[name] = tags.get(name, 0) + 1
+        if el.attributes:
+            count_hints(el.attributes, hints)
         # Only <main>, <article> and elements with attributes can be markers.
         main = is_main_marker(el) if el.attributes or name in MAIN_ELEMENTS else False
         is_rich = name in RICH

@@ -1,0 +1,231 @@
+"""What kind of page was read, and how sure the extractor is of its read (issue 34).
+
+Both come from what the extraction already measured (:mod:`score`): element
+counts by tag, class/id/itemtype words counted by the measuring pass, the
+chosen node's sizes and link density, whether the article path was taken,
+plus a bounded look at the Markdown written (prices, code, lists) and weak
+hints in the URL's path. No second walk of the tree.
+
+Two small models turn these signals into answers; their constants are in
+:mod:`kind_model`, fitted by ``bench/fit_confidence.py`` (the data are named
+there). The kind is a multinomial logistic model; the confidence a logistic
+model of "the read scores F1 >= 0.7" whose output is mapped through a
+monotone table onto the mean F1 of the development pages of that score.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from rypsok.core.model import PAGE_KINDS
+
+if TYPE_CHECKING:
+    from rypsok.core.fetch.extraction.score import Analysis
+    from rypsok.core.html.tree import Element
+
+__all__ = ["PAGE_KINDS", "Read", "count_hints", "judge", "signals"]
+
+# The vocabulary is the answer's (core/model.py).
+
+# Words of class, id and itemtype values, by the kind they hint at. Prefixes
+# (no trailing \b): "product-card", "comments", "pricing-table".
+_HINT_WORDS = {
+    "forum": r"comment|reply|replies|thread|topic|forum|answer|vote|discussion|post-?body|"
+    r"message|bbp|phpbb|xenforo|discourse",
+    "product": r"price|cart|product|sku|basket|checkout|add-?to|offer|stock|variant|"
+    r"quantity|rating|shop|woocommerce",
+    "documentation": r"docs?\b|documentation|toc|api|highlight|syntax|language-|sphinx|"
+    r"mkdocs|docusaurus|rst|markdown-body|signature|admonition",
+    "listing": r"card|grid|tile|teaser|result|pagination|pager|archive|feed|listing|"
+    r"itemlist|loop|collection",
+    "service": r"contact|cta|pricing|plan|hero|testimonial|feature|service|solution|"
+    r"booking|appointment|quote-?form|localbusiness|organization",
+    "article": r"article|entry|byline|author|published|story|headline|blogposting|"
+    r"newsarticle|dateline|post-?date",
+}
+_HINT = re.compile("|".join(f"(?P<{k}>{v})" for k, v in _HINT_WORDS.items()))
+
+# Tags whose counts say something about the kind of page.
+_TAGS = (
+    "a",
+    "article",
+    "aside",
+    "blockquote",
+    "button",
+    "code",
+    "dl",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "header",
+    "iframe",
+    "img",
+    "input",
+    "li",
+    "nav",
+    "p",
+    "pre",
+    "section",
+    "select",
+    "svg",
+    "table",
+    "textarea",
+    "time",
+)
+
+# URL path hints, weak: many sites name their paths otherwise.
+_URL_HINTS = {
+    "documentation": re.compile(r"/(?:docs?|documentation|manual|reference|api|guide|wiki|kb)/"),
+    "forum": re.compile(r"/(?:forums?|threads?|topics?|t|community|questions|discussions?)/"),
+    "product": re.compile(r"/(?:products?|p|dp|item|shop|store|artikel|produkt)/"),
+    "listing": re.compile(r"/(?:category|categories|tag|tags|c|search|archive|page)/"),
+    "collection": re.compile(r"/(?:collections?|gallery|lists?|best|top)/"),
+    "article": re.compile(r"/(?:blog|news|article|articles|story|\d{4}/\d{2})/"),
+    "service": re.compile(r"/(?:services?|pricing|contact|solutions|about|leistungen)/"),
+}
+
+# Prices with a currency sign or code, in any order; dates; code fences.
+_PRICE = re.compile(r"[$€£¥₹₽₩]\s?\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|CHF|kr|zł|Kč|руб|円|元)(?!\w)")
+_DATE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})\b")
+_TEXT_LOOK = 20_000  # characters of the written Markdown looked at for vocabulary
+
+
+def count_hints(attributes: Mapping[str, object], hints: dict[str, int]) -> None:
+    """Counts an element's class and itemtype words by kind. The id is left out:
+    ids are unique, so the cache below would not help, and the class says the same."""
+    for name in ("class", "itemtype"):
+        value = attributes.get(name)
+        if value and isinstance(value, str):
+            for k in _hint_kinds(value):
+                hints[k] = hints.get(k, 0) + 1
+
+
+@functools.lru_cache(maxsize=4096)
+def _hint_kinds(value: str) -> frozenset[str]:
+    """The kinds one class/id/itemtype value hints at. Cached: a page repeats its
+    classes many times, and the alternation is the costly part of the measuring pass."""
+    return frozenset(m.lastgroup for m in _HINT.finditer(value.lower()) if m.lastgroup)
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b > 0 else 0.0
+
+
+def signals(
+    an: Analysis, node: Element, article: bool, blocks: Sequence[str], url: str
+) -> dict[str, float]:
+    """The page's signals, by name: what both models read."""
+    body = an.body
+    kept_body = an.kept_len.get(body, 0)
+    kept_node = an.kept_len.get(node, 0)
+    text = "\n\n".join(blocks)
+    out_len = len(text)
+    look = text[:_TEXT_LOOK]
+    nblocks = len(blocks) or 1
+    f: dict[str, float] = {
+        "body_log": math.log1p(kept_body),
+        "node_log": math.log1p(kept_node),
+        "out_log": math.log1p(out_len),
+        "share": _ratio(kept_node, kept_body),
+        "plain_share": _ratio(an.plain_len.get(node, 0), an.plain_len.get(body, 0)),
+        "out_share": min(2.0, _ratio(out_len, an.text_len.get(body, 0))),
+        "link_body": _ratio(an.links.get(body, 0), kept_body),
+        "link_node": _ratio(an.links.get(node, 0), kept_node),
+        "article": 1.0 if article else 0.0,
+        "shell": 1.0 if an.shell else 0.0,
+        "blocks_log": math.log1p(len(blocks)),
+        "score_ratio": max(-2.0, min(1.0, _ratio(an.score.get(node, 0.0), kept_node))),
+        "cards_log": math.log1p(an.cards.get(body, 0)),
+        "heads_log": math.log1p(an.heads.get(body, 0)),
+        "node_heads_log": math.log1p(an.heads.get(node, 0)),
+        "price_log": math.log1p(len(_PRICE.findall(look))),
+        "date_log": math.log1p(len(_DATE.findall(look))),
+        "fence_share": sum(b.startswith(("```", "~~~")) for b in blocks) / nblocks,
+        "list_share": sum(b.lstrip()[:2] in ("- ", "* ", "1.") for b in blocks) / nblocks,
+        "table_share": sum(b.startswith("|") for b in blocks) / nblocks,
+        "head_share": sum(b.startswith("#") for b in blocks) / nblocks,
+        "block_len_log": math.log1p(out_len / nblocks),
+    }
+    for tag in _TAGS:
+        f["tag_" + tag] = math.log1p(an.tags.get(tag, 0))
+    for k in _HINT_WORDS:
+        f["hint_" + k] = math.log1p(an.hints.get(k, 0))
+    try:
+        path = urlsplit(url).path.lower() + "/"
+    except ValueError:
+        path = "/"
+    for k, rx in _URL_HINTS.items():
+        f["url_" + k] = 1.0 if rx.search(path) else 0.0
+    return f
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """The page's kind and the confidence in the read, 0..1."""
+
+    kind: str
+    confidence: float
+
+
+def _linear(weights: Mapping[str, float], f: Mapping[str, float]) -> float:
+    """A linear score; the weight named ``_bias`` is the constant term."""
+    return weights.get("_bias", 0.0) + sum(
+        w * f.get(name, 0.0) for name, w in weights.items() if name != "_bias"
+    )
+
+
+def kind_scores(f: Mapping[str, float]) -> dict[str, float]:
+    """Each kind's linear score under the fitted kind model."""
+    from rypsok.core.fetch.extraction import kind_model as m
+
+    return {k: _linear(w, f) for k, w in m.KIND_WEIGHTS.items()}
+
+
+def page_kind(f: Mapping[str, float]) -> str:
+    """The most likely kind; ``other`` for a page with next to no text."""
+    if f.get("body_log", 0.0) < math.log1p(_MIN_TEXT):
+        return "other"
+    scores = kind_scores(f)
+    return max(scores, key=lambda k: scores[k]) if scores else "article"
+
+
+_MIN_TEXT = 50  # characters: below this a page says too little to be of a kind
+
+
+def confidence(f: Mapping[str, float], kind: str) -> float:
+    """The fitted confidence: a logistic score mapped through the calibration table."""
+    from rypsok.core.fetch.extraction import kind_model as m
+
+    if f.get("out_log", 0.0) == 0.0:
+        return 0.0
+    z = _linear(m.CONFIDENCE_WEIGHTS, f) + m.CONFIDENCE_KIND.get(kind, 0.0)
+    p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return calibrate(p, m.CALIBRATION)
+
+
+def calibrate(p: float, table: Sequence[tuple[float, float]]) -> float:
+    """Piecewise-linear through (raw, calibrated) knots, raw ascending."""
+    if not table:
+        return p
+    if p <= table[0][0]:
+        return table[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(table):
+        if p <= x1:
+            return y0 + (y1 - y0) * _ratio(p - x0, x1 - x0)
+    return table[-1][1]
+
+
+def judge(an: Analysis, node: Element, article: bool, blocks: Sequence[str], url: str) -> Read:
+    """The kind and the confidence of one extraction."""
+    f = signals(an, node, article, blocks, url)
+    kind = page_kind(f)
+    return Read(kind=kind, confidence=round(confidence(f, kind), 3))
