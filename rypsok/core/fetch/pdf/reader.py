@@ -13,6 +13,7 @@ never waits for it; a second thread watches the deadline and the cancel flag.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -72,7 +73,8 @@ class Bounds:
     memory_mib: int
 
 
-def _path() -> list[str]:
+@functools.cache
+def _path() -> tuple[str, ...]:
     """The child's import path: the parent's, after the folders that hold rypsok and
     PDFium's bindings (an editable install finds rypsok by a hook -S leaves out)."""
     found: list[str] = []
@@ -81,7 +83,9 @@ def _path() -> list[str]:
         if spec is not None and spec.origin:
             found.append(str(Path(spec.origin).parent.parent))
     found += [p for p in sys.path if isinstance(p, str)]
-    return list(dict.fromkeys(found))
+    # Found once a process: find_spec walks the path with a stat for each entry, and the
+    # answer does not change while the server runs.
+    return tuple(dict.fromkeys(found))
 
 
 def command() -> list[str]:
@@ -99,7 +103,7 @@ def read_pdf(
     if seconds <= 0:
         raise PdfRefused("deadline")
     header = {
-        "path": _path(),
+        "path": list(_path()),
         "bytes": len(body),
         "max_pages": bounds.max_pages,
         "max_chars": bounds.max_chars,
