@@ -328,6 +328,10 @@ def calibration(confidence: Sequence[float], f1: Sequence[float]) -> tuple[float
     return mean, len(high), auc(confidence, [f >= 0.7 for f in f1])
 
 
+# (confidence, F1) of every page of every set run, for the figures over all of them.
+POOLED: list[tuple[float, float]] = []
+
+
 def report_reads(
     scorer: ModuleType, name: str, docs: Sequence[Mapping[str, Any]], ours: Mapping[str, Any]
 ) -> None:
@@ -336,6 +340,7 @@ def report_reads(
     pairs = [(READS.get(r["id"]), page_f1(scorer, metric, r)) for r in ours["pages"]]
     conf = [read[1] for read, f in pairs if read is not None and f is not None]
     f1 = [f for read, f in pairs if read is not None and f is not None]
+    POOLED.extend(zip(conf, f1, strict=True))
     mean, high, area = calibration(conf, f1)
     print(
         f"\n{name}, rypsok's confidence: {high} of {len(f1)} pages at >= 0.8, their mean "
@@ -391,6 +396,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"commit {_revision()}; load average at start {_load()}")
     for name in args.sets:
         run_set(scorer, folder, name, args)
+    if len(args.sets) > 1 and POOLED:
+        mean, high, area = calibration([c for c, _ in POOLED], [f for _, f in POOLED])
+        print(
+            f"\nthe sets together, rypsok's confidence: {high} of {len(POOLED)} pages at >= 0.8,"
+            f" their mean F1 {mean:.3f}; AUC for F1 < 0.7: {area:.3f}"
+        )
     print(
         "\nrypsok = parse_html + extract, Markdown to text; trafilatura = trafilatura.extract"
         " without comments; readability = readability-lxml summary -> text."

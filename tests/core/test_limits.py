@@ -52,6 +52,8 @@ NOT_LIMITS = {
     ("layout.py", 200),  # characters of a PDF heading: a layout heuristic
     ("kind.py", 20000),  # characters of Markdown looked at for a page kind's vocabulary
     ("kind.py", 4096),  # a cache size
+    ("kind.py", 200),  # characters of a long block: a signal of the confidence
+    ("score.py", 150),  # characters of a paragraph the read left out: the same
 }
 
 

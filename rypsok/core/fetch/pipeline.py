@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv6Address
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -53,7 +53,8 @@ from rypsok.core.telemetry import counters, log
 
 if TYPE_CHECKING:
     from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
-    from rypsok.core.fetch.extraction.extract import extract_blocks, extract_text
+    from rypsok.core.fetch.extraction.embedded import data_blocks
+    from rypsok.core.fetch.extraction.extract import DATA_CONFIDENCE, extract_blocks, extract_text
     from rypsok.core.html import charset
     from rypsok.core.html.tree import parse_html, release
 
@@ -62,8 +63,10 @@ if TYPE_CHECKING:
 # loaded (a test may replace one).
 _ON_FIRST_USE = frozenset(
     {
+        "DATA_CONFIDENCE",
         "READ_ATTRIBUTES",
         "charset",
+        "data_blocks",
         "extract_blocks",
         "extract_text",
         "parse_html",
@@ -76,13 +79,15 @@ def _load() -> None:
     names = globals()
     if names.keys() >= _ON_FIRST_USE:
         return
-    from rypsok.core.fetch.extraction import attributes, extract
+    from rypsok.core.fetch.extraction import attributes, embedded, extract
     from rypsok.core.html import charset as charset_module
     from rypsok.core.html import tree
 
     for name, value in (
+        ("DATA_CONFIDENCE", extract.DATA_CONFIDENCE),
         ("READ_ATTRIBUTES", attributes.READ_ATTRIBUTES),
         ("charset", charset_module),
+        ("data_blocks", embedded.data_blocks),
         ("extract_blocks", extract.extract_blocks),
         ("extract_text", extract.extract_text),
         ("parse_html", tree.parse_html),
@@ -113,6 +118,12 @@ READABLE = {
     "text/x-markdown": "text",
 }
 ROBOTS_REDIRECTS = 5
+# A shell's separate data file (a Gatsby page's page-data.json): what is asked for, the
+# media types read (JSON, or none or plain text as static hosts often say), and the time
+# below which no request is worth starting before the call's deadline.
+ACCEPT_DATA = "application/json"
+_DATA_MEDIA = frozenset({None, "application/json", "text/json", "text/plain"})
+_DATA_MIN_S = 0.1
 # robots.txt URLs are built here from a URL that passed the secret check already.
 _OWN_URL = "off"
 
@@ -130,6 +141,8 @@ class _Page:
     kind: str | None = None
     confidence: float | None = None
     shell: bool = False  # a page scripts fill (its text, if any, from its data)
+    # A shell with no text whose data is a file on its origin: that file's path.
+    page_data: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +247,9 @@ class FetchService:
             raise errors.challenge_page()
         if blank:
             if read.page.shell:
+                found = await self._page_data(final, read, status, deadline)
+                if found is not None:
+                    return found
                 log.info("refused", tool="web_fetch", reason="needs_scripts")
                 raise errors.needs_scripts()
             raise errors.extraction_failed()
@@ -505,10 +521,12 @@ class FetchService:
                 del doc  # the tree and the analysis are gone before the blocks are joined
                 title, blocks, partial = parts.title, parts.blocks, parts.partial
                 page_kind, confidence = parts.kind, round(parts.confidence, 2)
-                shell = parts.shell
+                shell, page_data = parts.shell, parts.page_data
                 del parts
                 content, removed = _clean(blocks)
-                return _Page(title, content, removed, partial, page_kind, confidence, shell)
+                return _Page(
+                    title, content, removed, partial, page_kind, confidence, shell, page_data
+                )
             cleaned, removed = boundary.clean_content(extracted.markdown)
             return _Page(extracted.title, PageText([cleaned]), removed, extracted.partial)
 
@@ -527,6 +545,128 @@ class FetchService:
         except Exception as exc:  # a defect in parsing ends this call only (REQ-SEC-014)
             log.error("extraction_error", error_type=type(exc).__name__)
             raise errors.extraction_failed() from None
+
+    # -- a shell's separate data (a Gatsby page) -------------------------------------------
+
+    async def _page_data(
+        self, page: FetchTarget, read: _Read, status: int, deadline: float
+    ) -> _Read | None:
+        """A shell read from its data file (a Gatsby page's page-data.json): one GET to the
+        page's own origin, under robots.txt, the egress policy, the host's turn and the
+        call's deadline, never redirected, at most min(max_bytes, LIM-F24) bytes. None
+        when it gives no prose, for whatever reason: the caller answers needs_scripts as
+        before, never another error. No log line names the path."""
+        path = read.page.page_data
+        if path is None:
+            return None
+        target = self._data_target(page, path)
+        if target is None:
+            log.info("gatsby_data", outcome="refused")
+            return None
+        if deadline - anyio.current_time() < _DATA_MIN_S:
+            log.info("gatsby_data", outcome="deadline")
+            return None
+        max_bytes = min(self.config.fetch.max_bytes, limits.default("LIM-F24"))
+        try:
+            async with self._slot(target.host, deadline):
+                await self._robots_check(target, deadline)
+                response = await self._get(
+                    target,
+                    deadline,
+                    accept=ACCEPT_DATA,
+                    max_bytes=max_bytes,
+                    upgraded=page.upgraded,
+                    cut=True,
+                )
+        except ToolError as error:
+            log.info("gatsby_data", outcome="unread", kind=error.kind)
+            return None
+        media = mediatype.essence(response.header("content-type"))
+        if not 200 <= response.status < 300 or media not in _DATA_MEDIA:
+            log.info("gatsby_data", outcome="not_data", status=response.status)
+            return None
+        held = [response.body]
+        # The client keeps the first max_bytes of a longer file: its text may be cut.
+        cut = len(response.body) >= max_bytes
+        del response
+        found = await self._read_data(held, read, status, cut, deadline)
+        log.info("gatsby_data", outcome="read" if found is not None else "no_prose", cut=cut)
+        return found
+
+    def _data_target(self, page: FetchTarget, path: str) -> FetchTarget | None:
+        """The data file's URL, parsed as any URL web_fetch asks for; None unless it is on
+        the page's origin (scheme, host, port) and under /page-data/ once its dot segments
+        are resolved (``%2e%2e`` too), or the egress policy refuses its host."""
+        try:
+            target = parse_fetch_url(
+                f"{page.scheme}://{_authority(page)}{path}",
+                allow_http=self.config.egress.allow_http,
+                secret_mode=self.config.privacy.secret_detection,
+            )
+        except ToolError:
+            return None
+        same_origin = (target.scheme, target.host, target.port) == (
+            page.scheme,
+            page.host,
+            page.port,
+        )
+        inside = (
+            target.target.startswith("/page-data/")
+            and target.target.endswith("/page-data.json")
+            and "?" not in target.target
+        )
+        if not (same_origin and inside):
+            return None
+        if not self.policy.judge_host(target.host, target.port).allowed:
+            return None
+        return target
+
+    async def _read_data(
+        self, held: list[bytes], read: _Read, status: int, cut: bool, deadline: float
+    ) -> _Read | None:
+        """The data file's prose as the shell's content, found as a page's own data is
+        (embedded.data_blocks) and cleaned as a page's blocks are (_clean), in a worker
+        thread under a parsing permit, as _read does. The shell's title, kind and flags
+        stay; the confidence is that of any text read from data. Ends before the call's
+        own bound (LIM-F5), so the needs_scripts answer still comes within it."""
+
+        def work(cancel: threading.Event) -> _Read | None:
+            _load()
+            body = held.pop()
+            text = body.decode("utf-8", "replace").removeprefix("\ufeff")  # JSON is UTF-8
+            del body
+            blocks = data_blocks(text, read.url, truncated=cut)
+            del text
+            if cancel.is_set():
+                return None
+            content, removed = _clean(blocks)
+            if content.blank():
+                return None
+            shell = read.page
+            page = replace(
+                shell,
+                content=content,
+                removed=removed,
+                partial=shell.partial or cut,
+                confidence=DATA_CONFIDENCE,
+                page_data=None,
+            )
+            said = noncontent.classify(
+                page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
+            )
+            if said == "challenge":
+                return None  # never a challenge from a file of data: no other error
+            return _Read(read.url, page, page.content.sha256(), said)
+
+        ends = deadline + limits.default("LIM-F5") / 1000 / 2
+        try:
+            with anyio.fail_after(max(0.0, ends - anyio.current_time())):
+                return await run_under_permit(self.parsing, work)
+        except TimeoutError:
+            return None
+        except Exception as exc:  # a defect in reading ends this attempt only (REQ-SEC-014)
+            log.error("extraction_error", error_type=type(exc).__name__)
+            return None
 
     def _read_pdf(self, body: bytes, url: str, cancel: threading.Event, seconds: float) -> _Page:
         """A PDF read in the reader's process (fetch/pdf/reader.py), then cleaned as a

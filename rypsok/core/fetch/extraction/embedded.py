@@ -22,7 +22,10 @@ What each framework carries (the shapes, see tests/core/fetch/html/test_embedded
 * Next.js app router: ``self.__next_f.push([1,"..."])`` chunks, joined into the RSC
   stream, whose rows are JSON or ``T`` rows of raw text;
 * Gatsby: the HTML carries only ``window.pagePath``; the data is a separate
-  ``/page-data/<path>/page-data.json`` (see :func:`gatsby_page_data_path`).
+  ``/page-data/<path>/page-data.json`` (see :func:`gatsby_page_data_path`). The
+  fetch pipeline asks the page's own origin for that file once, when the shell
+  has no prose of its own, and reads it with :func:`data_blocks`: the same
+  tokenizer and bounds as data a page carries inline.
 
 Prose is found by what it looks like: enough words, mostly letters, not an
 identifier, a URL, a path, a class list or base64. A string with tags is an HTML
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from rypsok.core import limits
@@ -42,7 +45,13 @@ from rypsok.core.fetch.extraction.escape import plain_block
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
 from rypsok.core.html.tree import Element, ParsedDocument, ScriptData, Text, parse_html
 
-__all__ = ["embedded_blocks", "gatsby_page_data_path", "is_shell", "prose_strings"]
+__all__ = [
+    "data_blocks",
+    "embedded_blocks",
+    "gatsby_page_data_path",
+    "is_shell",
+    "prose_strings",
+]
 
 # Tokens of JSON and of JavaScript object literals: a string literal (three
 # quotes), a bracket, or a bare key. Unrolled loops: linear, no backtracking. A
@@ -98,6 +107,7 @@ _MIN_WORDS = 8
 _MIN_UNSPACED = 30
 _LETTER_SHARE = 0.75
 _PLAIN_WORD_SHARE = 0.7
+_LABEL_LOWER = 0.25  # share of lower-case words below which a string is a title-case label
 _PLAIN_WORD = re.compile(r"[(\"'“‘«¿¡]*[^\W\d_]+(?:['’-][^\W\d_]+)*[)\"'”’»,.;:!?…]*")
 _TAG = re.compile(
     r"</?(?:p|div|h[1-6]|ul|ol|li|br|a|em|strong|b|i|blockquote|pre|code|span|"
@@ -161,7 +171,23 @@ def _looks_like_prose(text: str) -> bool:
     if letters < _LETTER_SHARE * len(text):
         return False
     plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w))
-    return plain >= _PLAIN_WORD_SHARE * len(words)
+    if plain < _PLAIN_WORD_SHARE * len(words):
+        return False
+    return not _label(text, words)
+
+
+def _label(text: str, words: list[str]) -> bool:
+    """A name in title case ("Living Room Rug Size Guide PDP - Desktop"): a content
+    system's label of an asset or a block, not a sentence. Prose in a cased script
+    starts most words in lower case (German, which capitalises nouns, about half),
+    or ends a sentence; a label does neither."""
+    if text.rstrip().endswith((".", "!", "?", "…", ":", ";")):
+        return False
+    cased = [w for w in words if w[0].isalpha() and w[0].lower() != w[0].upper()]
+    if len(cased) < _MIN_WORDS:
+        return False
+    lower = sum(1 for w in cased if w[0].islower())
+    return lower < _LABEL_LOWER * len(cased)
 
 
 def _clean(text: str) -> str:
@@ -339,11 +365,18 @@ def prose_strings(
 ) -> list[str]:
     """The strings of the page's data that read as prose, in the data's order,
     each once (frameworks repeat the page's text in several places)."""
+    return _prose(doc.data, max_tokens, max_depth)
+
+
+def _prose(scripts: Sequence[ScriptData], max_tokens: int, max_depth: int) -> list[str]:
+    """:func:`prose_strings` of these scripts, read under one budget of tokens."""
     budget = _Budget(max_tokens)
     candidates: list[str] = []
-    rsc = [s for s in doc.data if s.kind == "js" and s.text.startswith("self.__next_f")]
-    for script in doc.data:
-        if script in rsc:
+    rsc = [s for s in scripts if s.kind == "js" and s.text.startswith("self.__next_f")]
+    # By identity: a page of thousands of small pushes compared by value was quadratic.
+    in_rsc = {id(s) for s in rsc}
+    for script in scripts:
+        if id(script) in in_rsc:
             if script is rsc[0]:
                 candidates.extend(_rsc_strings(_rsc_stream(rsc), budget, max_depth))
             continue
@@ -389,9 +422,23 @@ def embedded_blocks(doc: ParsedDocument, base_url: str) -> list[str]:
 
     Empty when the page carries no data or none of it reads as prose. Each block
     is NFC; a block that repeats an earlier one is left out."""
+    return _blocks(prose_strings(doc), base_url)
+
+
+def data_blocks(text: str, base_url: str, *, truncated: bool = False) -> list[str]:
+    """:func:`embedded_blocks` of a page's data that came as a file of its own (a
+    Gatsby page's ``page-data.json``), read as JSON under the same bounds (LIM-F25,
+    LIM-F26). ``truncated``: the caller kept only the file's first bytes."""
+    script = ScriptData("json", "application/json", None, text, truncated)
+    strings = _prose((script,), limits.default("LIM-F26"), limits.default("LIM-F25"))
+    return _blocks(strings, base_url)
+
+
+def _blocks(strings: list[str], base_url: str) -> list[str]:
+    """Prose strings as Markdown blocks, NFC, each once."""
     blocks: list[str] = []
     shown: set[str] = set()
-    for text in prose_strings(doc):
+    for text in strings:
         made = _fragment_blocks(text, base_url) if _TAG.search(text) else _text_blocks(text)
         for block in made:
             block = unicodedata.normalize("NFC", block)

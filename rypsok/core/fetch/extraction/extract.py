@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from rypsok.core.fetch.extraction.attributes import attr
-from rypsok.core.fetch.extraction.embedded import embedded_blocks, is_shell
+from rypsok.core.fetch.extraction.embedded import (
+    embedded_blocks,
+    gatsby_page_data_path,
+    is_shell,
+)
 from rypsok.core.fetch.extraction.kind import Read, judge
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
 from rypsok.core.fetch.extraction.prune import classify, cuts, listing_cuts
-from rypsok.core.fetch.extraction.score import choose, measure, score_blocks
+from rypsok.core.fetch.extraction.score import choose, margin, measure, score_blocks
 from rypsok.core.html.tree import Element, ParsedDocument
 
 __all__ = ["Extracted", "ExtractedBlocks", "extract", "extract_blocks", "extract_text"]
@@ -94,6 +98,9 @@ class ExtractedBlocks:
     # The page is a shell that scripts fill (embedded.is_shell): its text, when any, was
     # read from the data it carries; with no blocks, it needs scripts to be read.
     shell: bool = False
+    # A shell with no text whose data is a file of its own (a Gatsby page): that file's
+    # path on the page's origin, for the fetch pipeline to ask for once; else None.
+    page_data: str | None = None
 
 
 # The confidence of a text read from a page's embedded data: the model is fitted on
@@ -122,6 +129,7 @@ def extract_blocks(doc: ParsedDocument, base_url: str) -> ExtractedBlocks:
         # whose own text is not thin gives that, never the data's copy of it too.
         blocks = embedded_blocks(doc, base_url)
         confidence = DATA_CONFIDENCE if blocks else 0.0
+    page_data = gatsby_page_data_path(doc, base_url) if shell and not blocks else None
     for i, block in enumerate(blocks):
         blocks[i] = unicodedata.normalize("NFC", block)
     return ExtractedBlocks(
@@ -131,6 +139,7 @@ def extract_blocks(doc: ParsedDocument, base_url: str) -> ExtractedBlocks:
         kind=read.kind,
         confidence=confidence,
         shell=shell,
+        page_data=page_data,
     )
 
 
@@ -153,6 +162,7 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     # content: only chrome, captions, author boxes and metadata lines go.
     cut = cuts(an, node) if article else listing_cuts(an, node)
     blocks = markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
+    margin(an, node)
     return title, blocks, judge(an, node, article, blocks, base_url)
 
 

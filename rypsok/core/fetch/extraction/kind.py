@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from rypsok.core.html.tree import Element
 from rypsok.core.model import PAGE_KINDS
 
 if TYPE_CHECKING:
     from rypsok.core.fetch.extraction.score import Analysis
-    from rypsok.core.html.tree import Element
 
 __all__ = ["PAGE_KINDS", "Read", "count_hints", "judge", "signals"]
 
@@ -96,6 +96,252 @@ _URL_HINTS = {
 # Prices with a currency sign or code, in any order; dates; code fences.
 _PRICE = re.compile(r"[$€£¥₹₽₩]\s?\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|CHF|kr|zł|Kč|руб|円|元)(?!\w)")
 _DATE = re.compile(r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})\b")
+# Words of the written text, by what they hint at, in many languages: one signal a
+# concept, so a weight learnt on English pages reads a German or Japanese one too.
+# Counted with str.count on the lowered text: a regular expression of this many
+# alternatives cost 14 ms a page, more than the extraction itself.
+_TEXT_WORDS: dict[str, tuple[str, ...]] = {
+    "shop": (
+        "add to cart",
+        "add to basket",
+        "add to bag",
+        "buy now",
+        "in stock",
+        "out of stock",
+        "free shipping",
+        "in den warenkorb",
+        "warenkorb",
+        "lieferzeit",
+        "auf lager",
+        "ajouter au panier",
+        "panier",
+        "en stock",
+        "livraison",
+        "añadir al carrito",
+        "agregar al carrito",
+        "carrito",
+        "envío",
+        "aggiungi al carrello",
+        "carrello",
+        "spedizione",
+        "adicionar ao carrinho",
+        "carrinho",
+        "in winkelwagen",
+        "winkelwagen",
+        "do koszyka",
+        "koszyk",
+        "в корзину",
+        "корзин",
+        "доставк",
+        "купить",
+        "カートに入れる",
+        "カート",
+        "送料",
+        "在庫",
+        "加入购物车",
+        "购物车",
+        "库存",
+        "장바구니",
+        "배송",
+        "sepete ekle",
+        "sepet",
+        "kargo",
+        "lägg i varukorg",
+        "varukorg",
+        "læg i kurv",
+        "handlekurv",
+        "ostoskori",
+        "kosárba",
+        "do košíku",
+        "košík",
+        "στο καλάθι",
+        "أضف إلى السلة",
+        "السلة",
+        "הוסף לסל",
+        "thêm vào giỏ",
+        "keranjang",
+        "ตะกร้า",
+    ),
+    "forum": (
+        " reply ",
+        "replies",
+        "quote",
+        "posted by",
+        "joined:",
+        "posts:",
+        "member",
+        "antworten",
+        "zitieren",
+        "beiträge",
+        "mitglied",
+        "répondre",
+        "citer",
+        "membre",
+        "responder",
+        "citar",
+        "miembro",
+        "rispondi",
+        "cita ",
+        "iscritto",
+        "membro",
+        "antwoord",
+        "reageer",
+        "odpowiedz",
+        "cytuj",
+        "ответить",
+        "цитата",
+        "сообщени",
+        "участник",
+        "返信",
+        "引用",
+        "投稿",
+        "回复",
+        "回帖",
+        "楼主",
+        "답글",
+        "댓글",
+        "yanıtla",
+        "alıntı",
+        "svara",
+        "citera",
+        "vastaa",
+        "válasz",
+        "odpovědět",
+        "απάντηση",
+        "השב",
+        "trả lời",
+    ),
+    "docs": (
+        "parameter",
+        "return",
+        "argument",
+        "example",
+        "syntax",
+        "deprecated",
+        "rückgabe",
+        "beispiel",
+        "paramètre",
+        "exemple",
+        "renvoie",
+        "parámetro",
+        "ejemplo",
+        "devuelve",
+        "parametri",
+        "esempio",
+        "parâmetro",
+        "exemplo",
+        "voorbeeld",
+        "przykład",
+        "параметр",
+        "пример",
+        "возвращает",
+        "引数",
+        "戻り値",
+        "例",
+        "参数",
+        "返回",
+        "示例",
+        "매개변수",
+        "반환",
+        "예제",
+        "örnek",
+        "parametre",
+        "esimerkki",
+        "příklad",
+        "παράμετρ",
+        "مثال",
+        "דוגמה",
+        "ví dụ",
+        "contoh",
+    ),
+    "service": (
+        "contact us",
+        "get in touch",
+        "request a quote",
+        "book a",
+        "book now",
+        "free consultation",
+        "our services",
+        "call us",
+        "kontakt",
+        "angebot",
+        "beratung",
+        "termin",
+        "nous contacter",
+        "devis",
+        "rendez-vous",
+        "contáctenos",
+        "contacto",
+        "presupuesto",
+        "cita previa",
+        "contattaci",
+        "preventivo",
+        "fale conosco",
+        "orçamento",
+        "neem contact",
+        "offerte",
+        "skontaktuj",
+        "wycena",
+        "свяжитесь",
+        "заявк",
+        "консультац",
+        "お問い合わせ",
+        "見積",
+        "联系我们",
+        "咨询",
+        "报价",
+        "문의",
+        "상담",
+        "iletişim",
+        "teklif",
+        "kontakta",
+        "offert",
+        "yhteystiedot",
+        "kapcsolat",
+        "ajánlat",
+        "kontaktujte",
+        "επικοινων",
+        "اتصل بنا",
+        "צור קשר",
+        "liên hệ",
+        "hubungi",
+    ),
+    "byline": (
+        " by ",
+        "posted on",
+        "published",
+        "updated",
+        "min read",
+        "von ",
+        "veröffentlicht",
+        "aktualisiert",
+        "publié",
+        "mis à jour",
+        "publicado",
+        "actualizado",
+        "pubblicato",
+        "aggiornato",
+        "gepubliceerd",
+        "opublikowano",
+        "опубликовано",
+        "обновлено",
+        "公開",
+        "更新",
+        "发布",
+        "发表",
+        "작성",
+        "게시",
+        "yayınlan",
+        "publicerad",
+        "julkaistu",
+        "publikováno",
+        "δημοσιε",
+        "نشر",
+        "פורסם",
+        "đăng",
+        "diterbitkan",
+    ),
+}
 _TEXT_LOOK = 20_000  # characters of the written Markdown looked at for vocabulary
 
 
@@ -118,6 +364,31 @@ def _hint_kinds(value: str) -> frozenset[str]:
 
 def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else 0.0
+
+
+_REPEAT_PROSE = 80  # characters outside links: an item that says something of its own
+
+
+def _repeats(an: Analysis) -> tuple[int, int]:
+    """The longest run of like siblings (same tag and class, three or more) under one
+    parent: of items with prose of their own (posts, comments, reviews), and of items
+    without (cards, tiles, rows). A forum is a run of the first kind in any language."""
+    prose_run = short_run = 0
+    for el in an.text_len:
+        if len(el.children) < 3:
+            continue
+        groups: dict[tuple[str, str], list[int]] = {}
+        for c in el.children:
+            if isinstance(c, Element) and an.text_len.get(c, 0):
+                key = (c.name, str(c.attributes.get("class") or ""))
+                groups.setdefault(key, []).append(an.unlinked.get(c, 0))
+        for sizes in groups.values():
+            if len(sizes) < 3:
+                continue
+            rich = sum(u >= _REPEAT_PROSE for u in sizes)
+            prose_run = max(prose_run, rich)
+            short_run = max(short_run, len(sizes) - rich)
+    return prose_run, short_run
 
 
 def signals(
@@ -154,7 +425,19 @@ def signals(
         "table_share": sum(b.startswith("|") for b in blocks) / nblocks,
         "head_share": sum(b.startswith("#") for b in blocks) / nblocks,
         "block_len_log": math.log1p(out_len / nblocks),
+        # The margin of the choice (score.margin): a rival region, long prose left out.
+        "rival": min(an.rival, 4.0),
+        "missed_log": math.log1p(an.missed),
+        "missed_share": min(4.0, _ratio(an.missed, kept_node)),
+        "short_share": sum(len(b) < 40 for b in blocks) / nblocks,
+        "long_share": sum(len(b) >= 200 for b in blocks) / nblocks,
     }
+    prose_run, short_run = _repeats(an)
+    f["repeat_prose_log"] = math.log1p(prose_run)
+    f["repeat_short_log"] = math.log1p(short_run)
+    lowered = look.lower()
+    for k, words in _TEXT_WORDS.items():
+        f["word_" + k] = math.log1p(sum(lowered.count(w) for w in words))
     for tag in _TAGS:
         f["tag_" + tag] = math.log1p(an.tags.get(tag, 0))
     for k in _HINT_WORDS:

@@ -270,6 +270,8 @@ def test_issue_34_not_prose_is_left_out() -> None:
         "path": "/static/chunks/pages/post/[slug]-0123456789abcdef0123456789abcdef.js",
         "id": "aGVsbG8gd29ybGQgdGhpcyBpcyBub3QgcHJvc2UgYXQgYWxsIGJ1dCBiYXNlNjQ=",
         "css": ".a{color:red;margin:0 auto;padding:1px 2px 3px 4px;display:flex;gap:4px}",
+        # A content system's name of an asset, in title case: a label, not a sentence.
+        "assetTitle": "Living Room Rug Size Guide PDP - Desktop Wide Banner (9/30/25)",
         "image": "data:image/png;base64,"
         + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" * 200,
         "body": PROSE,
@@ -280,6 +282,16 @@ def test_issue_34_not_prose_is_left_out() -> None:
         )
     )
     assert embedded_blocks(doc, BASE) == [PROSE]
+
+
+def test_issue_34_title_case_sentences_and_german_nouns_are_prose() -> None:
+    headline = "Nine Things We Learned When The River Took The Old Mill Bridge Away."
+    german = (
+        "Die Feuerwehr hat am Morgen die alte Brücke gesperrt, weil das Hochwasser "
+        "den Pfeiler unterspült hat und niemand weiß, wie lange sie noch hält."
+    )
+    doc = _page(body=_script(_json({"a": headline, "b": german}), ' type="application/json"'))
+    assert embedded_blocks(doc, BASE) == [headline, german]
 
 
 def test_issue_34_hostile_invalid_truncated_duplicate() -> None:

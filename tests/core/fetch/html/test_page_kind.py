@@ -134,6 +134,35 @@ def test_issue_34_hand_written_pages_get_their_kind(html: str, url: str, kind: s
     assert read(html, url).kind == kind
 
 
+# Pages whose class names say nothing (c1, c2, ...), at a URL that says nothing: the
+# kind from their structure and the words of their text, in Spanish and German.
+SHOP_ES = page(
+    CHROME + "<main><div class='c1'><h1>Hervidor 1,7 l</h1><span class='c2'>39,90 €</span>"
+    "<p>En stock. Envío gratis.</p><form><input name='q' value='1'><button>Añadir al "
+    "carrito</button></form><p>Un hervidor de acero con tapa que se abre con un botón y "
+    "resistencia oculta.</p><table><tr><td>Potencia</td><td>2200 W</td></tr><tr><td>Peso"
+    "</td><td>1,1 kg</td></tr></table></div></main>" + FOOT,
+    "Hervidor",
+)
+SERVICE_DE = page(
+    CHROME + "<main><section class='c8'><h1>Sanitär-Notdienst in Köln</h1><p>Rund um die "
+    "Uhr für Sie da. Kostenloses Angebot in 24 Stunden.</p><a href='/kontakt'>Jetzt Kontakt "
+    "aufnehmen</a></section><section><h2>Unsere Leistungen</h2><ul><li>Rohrbruch</li><li>"
+    "Boiler</li><li>Verstopfung</li></ul></section><section><p>„Schnell und sauber.“ — Anna"
+    "</p></section><form><input name='name'><input name='tel'><textarea></textarea><button>"
+    "Beratung anfragen</button></form></main>" + FOOT,
+    "Sanitär",
+)
+
+
+@pytest.mark.parametrize(
+    ("html", "kind"),
+    [(SHOP_ES, "product"), (SERVICE_DE, "service"), (FORUM, "forum"), (ARTICLE, "article")],
+)
+def test_issue_34_kind_from_structure_and_words_in_other_languages(html: str, kind: str) -> None:
+    assert read(html, "https://example.org/x/y").kind == kind
+
+
 def test_issue_34_an_empty_page_is_other_with_no_confidence() -> None:
     got = read(page(""))
     assert got.kind == "other"
