@@ -36,6 +36,7 @@ are for a reader.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import os
 import re
@@ -256,6 +257,7 @@ def run_set(
         res["empty"] = sum(1 for t in outputs[label].values() if not t.strip())
         results[label] = res
     report_set(scorer, name, len(docs), results, args.worst)
+    report_halves(scorer, name, ds, outputs)
     if "rypsok" in results:
         report_reads(scorer, name, docs, results["rypsok"])
     return results
@@ -301,6 +303,62 @@ def report_set(
             print(
                 f"  {doc_id[:24]}  rypsok {f:.2f}  trafilatura {'-' if t is None else f'{t:.2f}'}"
             )
+
+
+def half_of(doc: Mapping[str, Any]) -> str:
+    """The half a page belongs to, by a fixed hash of its URL (its id when it has none):
+    rules are tuned on half A and checked on half B (issue 35)."""
+    key = str(doc.get("url") or doc["id"]).encode()
+    return "A" if hashlib.sha256(key).digest()[0] % 2 == 0 else "B"
+
+
+def report_halves(
+    scorer: ModuleType, name: str, ds: Mapping[str, Any], outputs: Mapping[str, Mapping[str, str]]
+) -> None:
+    """Each extractor's F1 on each half of the set, scored apart, rypsok's ratio to
+    trafilatura's beside; for a set with page types, the same by type."""
+    metric = METRIC[name]
+    ns = argparse.Namespace(ngram=4, tokenizer="word", bootstrap=0)
+    labels = [label for label in ("rypsok", "rypsok-extract", "trafilatura") if label in outputs]
+    if not labels:
+        return
+    by_half: dict[str, dict[str, Any]] = {}
+    for half in ("A", "B"):
+        part = {**ds, "docs": [d for d in ds["docs"] if half_of(d) == half]}
+        by_half[half] = {
+            label: scorer.score(part, {d["id"]: outputs[label][d["id"]] for d in part["docs"]}, ns)
+            for label in labels
+        }
+        by_half[half]["n"] = len(part["docs"])
+    print(f"\n{name}, halves by URL hash (A: tuned on, B: checked), {metric} F1\n")
+    print("| half | pages | " + " | ".join(labels) + " | rypsok / trafilatura |")
+    print("|---|---|" + "---|" * len(labels) + "---|")
+    for half, res in by_half.items():
+        f1 = {label: (res[label].get(metric) or {}).get("f1") for label in labels}
+        ours, theirs = f1.get("rypsok") or f1.get("rypsok-extract"), f1.get("trafilatura")
+        ratio = f"{ours / theirs:.3f}" if ours and theirs else "-"
+        cells = " | ".join("-" if f1[label] is None else f"{f1[label]:.3f}" for label in labels)
+        print(f"| {half} | {res['n']} | {cells} | {ratio} |")
+    if metric != "bow":
+        return
+    kinds = sorted(
+        {k for res in by_half.values() for k in (res[labels[0]].get("bow_per_type") or {})}
+    )
+    if not kinds:
+        return
+    print(f"\n{name}, by page type and half: rypsok / trafilatura (pages)\n")
+    print("| type | A | B |")
+    print("|---|---|---|")
+    for kind in kinds:
+        row: list[str] = []
+        for half in ("A", "B"):
+            res = by_half[half]
+            mine = (res[labels[0]].get("bow_per_type") or {}).get(kind)
+            other = (res.get("trafilatura", {}).get("bow_per_type") or {}).get(kind)
+            cell = f"{mine['f1']:.3f}" if mine else "-"
+            cell += f" / {other['f1']:.3f}" if other else ""
+            row.append(cell + (f" ({mine['n']})" if mine else ""))
+        print(f"| {kind} | " + " | ".join(row) + " |")
 
 
 def auc(scores: Sequence[float], positive: Sequence[bool]) -> float:

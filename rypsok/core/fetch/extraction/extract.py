@@ -163,6 +163,7 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     cut = cuts(an, node) if article else listing_cuts(an, node)
     blocks = markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
     margin(an, node)
+    an.title = title or ""
     return title, blocks, judge(an, node, article, blocks, base_url)
 
 

@@ -366,6 +366,25 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else 0.0
 
 
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+_TITLE_LOOK = 3000  # characters of the read's start where its title should be
+
+
+def _title_hit(title: str, text: str) -> float:
+    """The share of the page title's words found at the start of the read: a read that
+    does not name the page's subject read another part of the page (a longer article
+    beside it, a teaser list). A script without spaces is matched by its characters."""
+    words = set(_TITLE_WORD.findall(title.lower()))
+    if not words:
+        chars = {c for c in title if c.isalpha()}
+        if not chars:
+            return 1.0
+        start = text[:_TITLE_LOOK]
+        return sum(c in start for c in chars) / len(chars)
+    start = text[:_TITLE_LOOK].lower()
+    return sum(w in start for w in words) / len(words)
+
+
 _REPEAT_PROSE = 80  # characters outside links: an item that says something of its own
 
 
@@ -432,6 +451,7 @@ def signals(
         "short_share": sum(len(b) < 40 for b in blocks) / nblocks,
         "long_share": sum(len(b) >= 200 for b in blocks) / nblocks,
     }
+    f["title_hit"] = _title_hit(an.title, look)
     prose_run, short_run = _repeats(an)
     f["repeat_prose_log"] = math.log1p(prose_run)
     f["repeat_short_log"] = math.log1p(short_run)

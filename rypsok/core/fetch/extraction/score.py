@@ -104,6 +104,7 @@ class Analysis:
         # How close the choice was (:func:`margin`), set once the node is chosen.
         self.rival = 0.0
         self.missed = 0
+        self.title = ""  # the page's title, for the confidence: is it in what was read?
 
 
 # --------------------------------------------------------------------------- pass 1: sizes
