@@ -54,6 +54,7 @@ NOT_LIMITS = {
     ("kind.py", 4096),  # a cache size
     ("kind.py", 200),  # characters of a long block: a signal of the confidence
     ("kind.py", 3000),  # characters of a read's start looked at for the title
+    ("kind.py", 5000),  # characters of a read's start searched for many-language words
     ("score.py", 150),  # characters of a paragraph the read left out: the same
 }
 

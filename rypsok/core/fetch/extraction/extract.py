@@ -26,7 +26,7 @@ from rypsok.core.fetch.extraction.embedded import (
 from rypsok.core.fetch.extraction.kind import Read, judge
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
 from rypsok.core.fetch.extraction.prune import classify, cuts, listing_cuts
-from rypsok.core.fetch.extraction.score import choose, margin, measure, score_blocks
+from rypsok.core.fetch.extraction.score import choose, margin, measure, score_blocks, widen
 from rypsok.core.html.tree import Element, ParsedDocument
 
 __all__ = ["Extracted", "ExtractedBlocks", "extract", "extract_blocks", "extract_text"]
@@ -160,11 +160,23 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     node, article = choose(an)
     # On a page read whole (a listing) link lists, teasers and comments are the
     # content: only chrome, captions, author boxes and metadata lines go.
+    base = _base(doc.root, base_url)
     cut = cuts(an, node) if article else listing_cuts(an, node)
-    blocks = markdown_blocks(node, an.removed, cut, _base(doc.root, base_url), article)
+    blocks = markdown_blocks(node, an.removed, cut, base, article)
     margin(an, node)
     an.title = title or ""
-    return title, blocks, judge(an, node, article, blocks, base_url)
+    read = judge(an, node, article, blocks, base_url)
+    # A page of a kind spread over sections, read as one of them (score.widen).
+    wider = widen(an, node, read.kind) if article else None
+    if wider is not None:
+        node, article = wider
+        cut = cuts(an, node) if article else listing_cuts(an, node)
+        more = markdown_blocks(node, an.removed, cut, base, article)
+        if more:  # a wider read the cuts leave empty keeps the first one
+            blocks = more
+            margin(an, node)
+            read = judge(an, node, article, blocks, base_url)
+    return title, blocks, read
 
 
 def extract_text(text: str) -> Extracted:

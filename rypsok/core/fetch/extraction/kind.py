@@ -343,6 +343,9 @@ _TEXT_WORDS: dict[str, tuple[str, ...]] = {
     ),
 }
 _TEXT_LOOK = 20_000  # characters of the written Markdown looked at for vocabulary
+# Of those, the start searched for the many-language words: each is a scan of its own,
+# about 230 a page, and a page says what it is near its start.
+_WORDS_LOOK = 5_000
 
 
 def count_hints(attributes: Mapping[str, object], hints: dict[str, int]) -> None:
@@ -386,6 +389,9 @@ def _title_hit(title: str, text: str) -> float:
 
 
 _REPEAT_PROSE = 80  # characters outside links: an item that says something of its own
+_RUN_PARENTS = frozenset(
+    {"div", "section", "main", "article", "aside", "ul", "ol", "dl", "table", "tbody", "body"}
+)
 
 
 def _repeats(an: Analysis) -> tuple[int, int]:
@@ -393,8 +399,10 @@ def _repeats(an: Analysis) -> tuple[int, int]:
     parent: of items with prose of their own (posts, comments, reviews), and of items
     without (cards, tiles, rows). A forum is a run of the first kind in any language."""
     prose_run = short_run = 0
-    for el in an.text_len:
-        if len(el.children) < 3:
+    text_len = an.text_len
+    for el in text_len:
+        # Runs are boxes in a container; a paragraph's runs of inline tags are not.
+        if len(el.children) < 3 or el.name not in _RUN_PARENTS or not text_len[el]:
             continue
         groups: dict[tuple[str, str], list[int]] = {}
         for c in el.children:
@@ -455,7 +463,7 @@ def signals(
     prose_run, short_run = _repeats(an)
     f["repeat_prose_log"] = math.log1p(prose_run)
     f["repeat_short_log"] = math.log1p(short_run)
-    lowered = look.lower()
+    lowered = look[:_WORDS_LOOK].lower()
     for k, words in _TEXT_WORDS.items():
         f["word_" + k] = math.log1p(sum(lowered.count(w) for w in words))
     for tag in _TAGS:

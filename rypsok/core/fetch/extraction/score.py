@@ -34,6 +34,7 @@ __all__ = [
     "margin",
     "measure",
     "score_blocks",
+    "widen",
 ]
 
 # Tuning, in characters of text unless said otherwise. The values were set on
@@ -495,3 +496,57 @@ def margin(an: Analysis, node: Element) -> None:
         if length >= _MISSED_PROSE and el.name == "p" and el not in inside:
             missed += length
     an.rival, an.missed = rival / own, missed
+
+
+# ----------------------------------------------------------------- a read of one section, widened
+
+# Kinds whose content is spread over sections of the page (docs/extraction.md, "Per
+# kind"): an article or a thread is one region; these are not.
+SPREAD_KINDS = frozenset({"documentation", "listing", "collection", "service", "product"})
+_WIDEN_SHARE = 0.25  # long prose left out, as a share of the read's own text, that widens it
+_WIDEN_COVER = 0.7  # share of that prose the wider element must hold
+
+
+def _left_out(an: Analysis, node: Element) -> dict[Element, int]:
+    """Long paragraphs outside ``node`` and outside any removed, chrome or comment
+    box, with their lengths: one pre-order walk carrying whether a box is above."""
+    out: dict[Element, int] = {}
+    stack: list[tuple[Element, bool]] = [(an.body, False)]
+    while stack:
+        el, boxed = stack.pop()
+        if el is node:
+            continue
+        boxed = boxed or el in an.removed or el in an.chrome or el in an.comments
+        if boxed:
+            continue
+        if el.name == "p":
+            n = an.plain_len.get(el, 0)
+            if n >= _MISSED_PROSE:
+                out[el] = n
+            continue
+        stack.extend((c, False) for c in el.children if isinstance(c, Element))
+    return out
+
+
+def widen(an: Analysis, node: Element, kind: str) -> tuple[Element, bool] | None:
+    """A page of a spread kind read as one section, leaving out long prose of at
+    least a quarter of what it read, is read from the nearest element around the
+    section that holds most of that prose (the whole region, failing one); None
+    when the read stands. Linear: one walk down, one sum up the tree."""
+    if kind not in SPREAD_KINDS or an.missed < _WIDEN_SHARE * max(an.kept_len.get(node, 0), 1):
+        return None
+    left = _left_out(an, node)
+    total = sum(left.values())
+    if not total:
+        return None
+    held: dict[Element, int] = {}
+    for el in _elements_postorder(an.body):
+        n = left.get(el, 0) + sum(held.get(c, 0) for c in el.children if isinstance(c, Element))
+        if n:
+            held[el] = n
+    cur = node.parent
+    while cur is not None and cur is not an.body:
+        if held.get(cur, 0) >= _WIDEN_COVER * total:
+            return cur, True
+        cur = cur.parent
+    return _region(an), False
