@@ -26,7 +26,14 @@ from rypsok.core.fetch.extraction.embedded import (
 from rypsok.core.fetch.extraction.kind import Read, judge
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
 from rypsok.core.fetch.extraction.prune import classify, cuts, listing_cuts
-from rypsok.core.fetch.extraction.score import choose, margin, measure, score_blocks, widen
+from rypsok.core.fetch.extraction.score import (
+    SPREAD_KINDS,
+    choose,
+    margin,
+    measure,
+    score_blocks,
+    widen,
+)
 from rypsok.core.html.tree import Element, ParsedDocument
 
 __all__ = ["Extracted", "ExtractedBlocks", "extract", "extract_blocks", "extract_text"]
@@ -168,13 +175,18 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     read = judge(an, node, article, blocks, base_url)
     # A page of a kind spread over sections, read as one of them (score.widen).
     wider = widen(an, node, read.kind) if article else None
-    if wider is not None:
-        node, article = wider
-        cut = cuts(an, node) if article else listing_cuts(an, node)
+    # On such a page a list of links that each say something is content (prune.cuts).
+    described = article and read.kind in SPREAD_KINDS
+    if wider is not None or described:
+        first = node
+        if wider is not None:
+            node, article = wider
+        cut = cuts(an, node, described) if article else listing_cuts(an, node)
         more = markdown_blocks(node, an.removed, cut, base, article)
-        if more:  # a wider read the cuts leave empty keeps the first one
+        if more:  # a second read the cuts leave empty keeps the first one
             blocks = more
-            margin(an, node)
+            if node is not first:
+                margin(an, node)
             read = judge(an, node, article, blocks, base_url)
     return title, blocks, read
 

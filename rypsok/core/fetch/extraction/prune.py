@@ -292,9 +292,11 @@ def _is_meta(el: Element, an: Analysis) -> bool:
     return not tokens.isdisjoint(META_TOKENS) or any(s in joined for s in META_STEMS)
 
 
-def cuts(an: Analysis, node: Element) -> set[Element]:
+def cuts(an: Analysis, node: Element, described: bool = False) -> set[Element]:
     """Inside an article: chrome, comments, link lists, pictures' captions,
-    metadata lines and teaser cards to leave out."""
+    metadata lines and teaser cards to leave out. ``described``: a list whose items
+    say something beyond their link is content (documentation's "see also" and
+    "next steps" lists, issue 35), not a link list."""
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
     titled = _around_titles(an, node)
@@ -311,7 +313,9 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             line = an.kept_len[el]
         minor = an.positive[el] * 2 < total
         hinted = (el in an.chrome or el in an.comments) and minor
-        link_list = is_link_list(an, el) and el not in titled
+        link_list = (
+            is_link_list(an, el) and el not in titled and not (described and _described(el, an))
+        )
         promo = (
             el.name == "p"
             and an.kept_len[el] < _PROMO_LEN
@@ -333,6 +337,26 @@ def cuts(an: Analysis, node: Element) -> set[Element]:
             continue
         stack.extend((c, line) for c in el.children if isinstance(c, Element))
     return cut
+
+
+# Unlinked characters an item says beside its link: a description ("Create views
+# to share your analysis"), not a label.
+_DESCRIBED = 20
+_DESCRIBED_SHARE = 0.7  # of a list's items
+
+
+def _described(el: Element, an: Analysis) -> bool:
+    """An item of a list that says something beside its link, or a list of links
+    most of whose items do (``_DESCRIBED`` characters or more outside links)."""
+    if el.name in ("li", "dd", "dt"):
+        return an.kept_len[el] - an.links.get(el, 0) >= _DESCRIBED
+    if el.name not in ("ul", "ol", "dl"):
+        return False
+    items = [c for c in el.children if isinstance(c, Element) and an.kept_len.get(c, 0)]
+    if len(items) < 2:
+        return False
+    told = sum(1 for c in items if an.kept_len[c] - an.links.get(c, 0) >= _DESCRIBED)
+    return told >= _DESCRIBED_SHARE * len(items)
 
 
 def _is_lone_link(el: Element, an: Analysis) -> bool:
