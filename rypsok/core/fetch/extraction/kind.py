@@ -348,14 +348,15 @@ _TEXT_LOOK = 20_000  # characters of the written Markdown looked at for vocabula
 _WORDS_LOOK = 5_000
 
 
-def count_hints(attributes: Mapping[str, object], hints: dict[str, int]) -> None:
-    """Counts an element's class and itemtype words by kind. The id is left out:
-    ids are unique, so the cache below would not help, and the class says the same."""
-    for name in ("class", "itemtype"):
-        value = attributes.get(name)
-        if value and isinstance(value, str):
-            for k in _hint_kinds(value):
-                hints[k] = hints.get(k, 0) + 1
+def count_hints(classes: Mapping[str, int]) -> dict[str, int]:
+    """The page's class and itemtype words by the kind they hint at, each value
+    counted as often as it occurs (``Analysis.classes``). The id is left out: ids
+    are unique, and the class says the same."""
+    hints: dict[str, int] = {}
+    for value, times in classes.items():
+        for k in _hint_kinds(value):
+            hints[k] = hints.get(k, 0) + times
+    return hints
 
 
 @functools.lru_cache(maxsize=4096)
@@ -468,8 +469,9 @@ def signals(
         f["word_" + k] = math.log1p(sum(lowered.count(w) for w in words))
     for tag in _TAGS:
         f["tag_" + tag] = math.log1p(an.tags.get(tag, 0))
+    hints = count_hints(an.classes)
     for k in _HINT_WORDS:
-        f["hint_" + k] = math.log1p(an.hints.get(k, 0))
+        f["hint_" + k] = math.log1p(hints.get(k, 0))
     try:
         path = urlsplit(url).path.lower() + "/"
     except ValueError:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rypsok.core.fetch.extraction.attributes import attr, is_main_marker, links_away
-from rypsok.core.fetch.extraction.kind import count_hints
 from rypsok.core.html.tree import Element, Text
 from rypsok.core.html.vocabulary import (
     BLOCK,
@@ -101,7 +100,9 @@ class Analysis:
         # For the page's kind (kind.py), counted by the measuring pass: elements
         # by tag name, and class/id/itemtype words by the kind they hint at.
         self.tags: dict[str, int] = {}
-        self.hints: dict[str, int] = {}
+        # Class and itemtype values by how often they occur: kind.py reads their words
+        # once a distinct value, not once an element.
+        self.classes: dict[str, int] = {}
         # How close the choice was (:func:`margin`), set once the node is chosen.
         self.rival = 0.0
         self.missed = 0
@@ -132,14 +133,17 @@ def measure(body: Element) -> Analysis:
     fallback = 0
     unlinked = an.unlinked
     tags = an.tags
-    hints = an.hints
+    classes = an.classes
     for el in _elements_postorder(body):
         n = 0
         u = 0
         name = el.name
         tags[name] = tags.get(name, 0) + 1
-        if el.attributes:
-            count_hints(el.attributes, hints)
+        attrs = el.attributes
+        if attrs:
+            for value in (attrs.get("class"), attrs.get("itemtype")):
+                if value and isinstance(value, str):
+                    classes[value] = classes.get(value, 0) + 1
         # Only <main>, <article> and elements with attributes can be markers.
         main = is_main_marker(el) if el.attributes or name in MAIN_ELEMENTS else False
         is_rich = name in RICH

@@ -19,16 +19,9 @@ from rypsok.core.fetch.extraction.embedded import (
     prose_strings,
 )
 from rypsok.core.html.tree import ParsedDocument, parse_html
+from tests.support.script_data import PROSE, PROSE2
 
 BASE = "https://example.test/post/"
-PROSE = (
-    "The lighthouse keeper walked the long stair every evening and counted the steps "
-    "aloud, because the sound of his own voice kept the wind from feeling so large."
-)
-PROSE2 = (
-    "In the morning the fishing boats came back one by one, and the harbour filled with "
-    "gulls that argued over every scrap the nets let fall onto the stones."
-)
 SECONDS = 2.0
 
 
