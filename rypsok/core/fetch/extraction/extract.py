@@ -178,10 +178,13 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     # On such a page a list of links that each say something is content (prune.cuts).
     described = article and read.kind in SPREAD_KINDS
     if wider is not None or described:
-        first = node
+        first, first_cut = node, cut
         if wider is not None:
             node, article = wider
         cut = cuts(an, node, described) if article else listing_cuts(an, node)
+        # The same node and the same cuts write the same blocks: no second read.
+        if node is first and cut == first_cut:
+            return title, blocks, read
         more = markdown_blocks(node, an.removed, cut, base, article)
         if more:  # a second read the cuts leave empty keeps the first one
             blocks = more

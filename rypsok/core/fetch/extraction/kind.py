@@ -30,7 +30,7 @@ from rypsok.core.model import PAGE_KINDS
 if TYPE_CHECKING:
     from rypsok.core.fetch.extraction.score import Analysis
 
-__all__ = ["PAGE_KINDS", "Read", "count_hints", "judge", "signals"]
+__all__ = ["PAGE_KINDS", "Read", "judge", "signals"]
 
 # The vocabulary is the answer's (core/model.py).
 
