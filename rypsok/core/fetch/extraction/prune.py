@@ -228,6 +228,15 @@ def classify(an: Analysis) -> None:
         stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
 
 
+def _says_reviews(el: Element) -> bool:
+    """A box whose class or id names comments or reviews, whatever it holds (each
+    review an <article> keeps a box of them from being marked by :func:`classify`)."""
+    if not (el.attributes.get("class") or el.attributes.get("id")):
+        return False
+    tokens, joined = class_tokens(el)
+    return not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined
+
+
 def _chrome_of_content(joined: str) -> bool:
     """Every class word that names the content does so in a compound with a
     chrome word ("article-copyright", "entry-related"): the content's furniture.
@@ -292,11 +301,14 @@ def _is_meta(el: Element, an: Analysis) -> bool:
     return not tokens.isdisjoint(META_TOKENS) or any(s in joined for s in META_STEMS)
 
 
-def cuts(an: Analysis, node: Element, described: bool = False) -> set[Element]:
+def cuts(
+    an: Analysis, node: Element, described: bool = False, reviews: bool = False
+) -> set[Element]:
     """Inside an article: chrome, comments, link lists, pictures' captions,
     metadata lines and teaser cards to leave out. ``described``: a list whose items
     say something beyond their link is content (documentation's "see also" and
-    "next steps" lists, issue 35), not a link list."""
+    "next steps" lists, issue 35), not a link list. ``reviews``: comment boxes go
+    whatever their size (a product's reviews outweigh its description, issue 35)."""
     cut: set[Element] = set()
     total = an.positive.get(node, 0.0)
     titled = _around_titles(an, node)
@@ -312,7 +324,8 @@ def cuts(an: Analysis, node: Element, described: bool = False) -> set[Element]:
         if el.name in BLOCK:
             line = an.kept_len[el]
         minor = an.positive[el] * 2 < total
-        hinted = (el in an.chrome or el in an.comments) and minor
+        boxed = el in an.chrome or el in an.comments
+        hinted = (boxed and minor) or (reviews and _says_reviews(el))
         link_list = (
             is_link_list(an, el) and el not in titled and not (described and _described(el, an))
         )

@@ -554,3 +554,23 @@ def widen(an: Analysis, node: Element, kind: str) -> tuple[Element, bool] | None
             return cur, True
         cur = cur.parent
     return _region(an), False
+
+
+# ----------------------------------------------------------------- a small read, doubted
+
+_SMALL_READ = 1500  # characters: an article read shorter than this may be a page's intro alone
+_SMALL_SHARE = 2  # ... when the readable region holds this many times its text or more
+SMALL_DOUBT = 0.7  # ... and the confidence in the read is under this
+
+
+def small_read(an: Analysis, node: Element, kind: str, confidence: float) -> Element | None:
+    """The readable region, to be read whole, when an article read of a page that is
+    not an article is short, doubted, and a small part of the region: the intro above
+    a grid of cards or a list of offers, taken for the content. None when it stands."""
+    read = an.plain_len.get(node, 0)
+    if kind == "article" or confidence >= SMALL_DOUBT or read >= _SMALL_READ:
+        return None
+    region = _region(an)
+    if region is node or read * _SMALL_SHARE >= an.plain_len.get(region, 0):
+        return None
+    return region

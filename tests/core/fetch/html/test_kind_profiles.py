@@ -1,7 +1,8 @@
 """Issue 35: extraction by the page's kind. A page whose content is spread over
 sections (a service page, documentation, a listing, a collection, a product) and
 whose first read took one section, leaving out as much long prose again, is read
-from the element around the sections (score.widen); an article or a thread is not."""
+from the element around the sections (score.widen); an article or a thread is not.
+A short, doubted article read of such a page is read whole (score.small_read)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from rypsok.core.fetch.extraction import score
 from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
+from rypsok.core.fetch.extraction.extract import extract_blocks
 from rypsok.core.fetch.extraction.prune import classify
 from rypsok.core.html.tree import Element, parse_html
 
@@ -152,3 +154,92 @@ def test_issue_35_a_list_of_described_links_is_content_on_a_spread_page() -> Non
 
 def test_issue_35_an_article_still_cuts_a_list_of_described_links() -> None:
     assert any("Quickstart" in t for t in _cut_texts(described=False))
+
+
+# A shop's category page: a short intro above a grid of cards, none of which says
+# much. The first read takes the intro; doubted, it gives way to the page whole.
+SHOP = "https://shop.example/clogs"
+INTRO = "Comfortable clogs for the whole family, in every colour of the season and every size. "
+
+
+def _card(i: int) -> str:
+    return (
+        f"<div class='card'><a href='/p/{i}'><img alt=''></a><h3><a href='/p/{i}'>"
+        f"Classic clog model {i}</a></h3><span class='price'>$49.99</span>"
+        f"<span>Rated 4.{i % 10} by 120 buyers</span></div>"
+    )
+
+
+def category_page(intro: str = INTRO * 2) -> str:
+    return (
+        "<html><head><title>Clogs</title></head><body><header><nav><a href='/'>Home</a>"
+        f"<a href='/c'>Cart</a></nav></header><main><div class='intro'><h1>Classic clogs</h1>"
+        f"<p>{intro}</p><p>{intro}</p></div><div class='grid'>"
+        + "".join(_card(i) for i in range(24))
+        + "</div></main><footer>Shop</footer></body></html>"
+    )
+
+
+def test_issue_35_a_small_doubted_read_of_a_spread_page_gives_way_to_the_page() -> None:
+    an, node = first_read(category_page())
+    assert "model 7" not in text(node)  # the first read: the intro alone
+    region = score.small_read(an, node, "listing", 0.5)
+    assert region is not None
+    assert "Classic clog model 7" in text(region) and INTRO[:30] in text(region)
+
+
+@pytest.mark.parametrize(("kind", "confidence"), [("article", 0.5), ("listing", score.SMALL_DOUBT)])
+def test_issue_35_an_article_or_a_trusted_read_stays_small(kind: str, confidence: float) -> None:
+    an, node = first_read(category_page())
+    assert score.small_read(an, node, kind, confidence) is None
+
+
+def test_issue_35_a_long_or_large_read_is_not_doubted() -> None:
+    an, node = first_read(category_page(INTRO * 12))  # the intro over 1,500 characters
+    assert "model 7" not in text(node)
+    assert score.small_read(an, node, "listing", 0.1) is None
+    few = category_page().replace("".join(_card(i) for i in range(24)), _card(1))
+    an, node = first_read(few)  # the intro is most of the page
+    assert score.small_read(an, node, "listing", 0.1) is None
+
+
+def test_issue_35_a_category_page_is_read_with_its_cards() -> None:
+    got = extract_blocks(parse_html(category_page(), keep_attributes=READ_ATTRIBUTES), SHOP)
+    read = "\n".join(got.blocks)
+    assert INTRO[:30] in read
+    assert all(f"Classic clog model {i}]" in read for i in range(24))
+    assert "Cart" not in read  # the page's chrome stays out
+
+
+# A product page: its description, then reviews that outweigh it, each an <article>.
+REVIEW = (
+    "Bought this for my small flat and it has been excellent so far, quiet at night and "
+    "easy to clean, though the manual could explain the settings a little better. "
+)
+PRODUCT = (
+    "<html><head><title>Heater</title></head><body><main><section class='product'>"
+    f"<h1>Oil heater</h1><div class='description'><p>{HEATING * 2}</p><p>{LEAKS}</p></div>"
+    "<section class='product-reviews'><h2>What buyers say</h2>"
+    + "".join(
+        f"<article class='review'><h3>Buyer {i}</h3><p>{REVIEW}</p></article>" for i in range(8)
+    )
+    + "</section></section></main></body></html>"
+)
+
+
+def _cut_of_product(reviews: bool) -> str:
+    from rypsok.core.fetch.extraction.prune import cuts
+
+    an, node = first_read(PRODUCT)
+    assert "Buyer 3" in text(node) and HEATING[:30] in text(node)
+    return " ".join(text(el) for el in cuts(an, node, True, reviews))
+
+
+def test_issue_35_a_products_reviews_go_however_long() -> None:
+    cut = _cut_of_product(reviews=True)
+    assert "Buyer 3" in cut and REVIEW[:30] in cut
+    assert HEATING[:30] not in cut  # the description stays
+
+
+def test_issue_35_reviews_that_outweigh_the_read_stay_on_other_kinds() -> None:
+    assert "Buyer 3" not in _cut_of_product(reviews=False)
