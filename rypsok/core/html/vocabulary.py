@@ -18,6 +18,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _phrases(text: str) -> frozenset[str]:
+    """A set of phrases written as one string separated by "|" (spaces kept)."""
+    return frozenset(text.split("|"))
+
+
 def _stems(text: str) -> tuple[str, ...]:
     """Substrings to look for, in the order written."""
     return tuple(text.split())
@@ -233,3 +238,60 @@ META_PROPS: Final = (
 # Words of a class/id that name a skip link ("skip to content"): with a link to
 # a place on the page, an accessibility shortcut, not content.
 SKIP_STEM: Final = "skip"
+# A heading over other pages' teasers, not over a part of the article ("Related
+# articles", "Lesen Sie auch"), in the web's most used languages, compared with
+# the heading's text lower-cased, its spaces collapsed and its end's punctuation
+# stripped: whole headings, then the words such a heading starts with.
+RELATED_HEADINGS: Final = _phrases(
+    # English
+    "related articles|related posts|related stories|related content|related news"
+    "|related reading|related links|read more|read also|read next|also read|more stories"
+    "|more news|more articles|you may also like|you might also like|recommended"
+    "|recommended for you|most read|most popular|popular posts|trending|top stories"
+    # German
+    "|weitere artikel|weitere beiträge|weitere themen|weitere nachrichten|ähnliche artikel"
+    "|ähnliche beiträge|verwandte artikel|verwandte themen|das könnte sie auch interessieren"
+    "|das könnte dich auch interessieren|auch interessant|zum weiterlesen|lesen sie auch"
+    "|mehr zum thema|meistgelesen|meistgelesene artikel|beliebte beiträge"
+    # French
+    "|à lire aussi|a lire aussi|lire aussi|dans la même rubrique|sur le même sujet"
+    "|articles similaires|articles liés|articles connexes|vous aimerez aussi"
+    "|vous aimerez peut-être aussi|les plus lus|à voir aussi"
+    # Spanish
+    "|te puede interesar|también te puede interesar|lee también|artículos relacionados"
+    "|noticias relacionadas|contenido relacionado|más noticias|lo más leído|te recomendamos"
+    "|quizás te interese|relacionados|relacionadas"
+    # Portuguese
+    "|leia também|veja também|artigos relacionados|notícias relacionadas|posts relacionados"
+    "|mais lidas|mais lidos|você também pode gostar"
+    # Italian
+    "|leggi anche|articoli correlati|potrebbe interessarti|potrebbe interessarti anche"
+    "|ti potrebbe interessare|i più letti|correlati"
+    # Dutch
+    "|lees ook|gerelateerde artikelen|meer nieuws|meest gelezen|ook interessant"
+    # Polish
+    "|czytaj także|czytaj też|przeczytaj też|przeczytaj także|zobacz także|zobacz też"
+    "|powiązane artykuły|najczęściej czytane|polecamy"
+    # Russian
+    "|читайте также|похожие статьи|похожие материалы|по теме|другие новости|самое читаемое"
+    "|рекомендуем|ещё по теме|еще по теме"
+    # Turkish
+    "|ilgili haberler|benzer haberler|bunlar da ilginizi çekebilir|en çok okunanlar"
+    "|ilginizi çekebilir"
+    # Japanese
+    "|関連記事|関連ニュース|おすすめ記事|人気記事|こちらもおすすめ|あわせて読みたい"
+    # Chinese
+    "|相关文章|相關文章|相关阅读|相關閱讀|相关新闻|相關新聞|推荐阅读|推薦閱讀|热门文章|熱門文章"
+    "|延伸阅读|延伸閱讀"
+    # Korean
+    "|관련 기사|관련기사|많이 본 뉴스|추천 기사"
+)
+RELATED_PREFIXES: Final = tuple(
+    sorted(
+        _phrases(
+            "more from |mehr zu |mehr zum |mehr aus |weitere artikel zu"
+            "|plus d'articles|d'autres articles|más sobre |mais sobre |altro su |altri articoli"
+            "|meer over |więcej o |ещё о |еще о "
+        )
+    )
+)

@@ -39,6 +39,8 @@ from rypsok.core.html.vocabulary import (
     META_STEMS,
     META_TOKENS,
     NOT_CONTENT,
+    RELATED_HEADINGS,
+    RELATED_PREFIXES,
     SCRIPT_FALLBACK,
     SKIP_STEM,
     STRONG,
@@ -314,6 +316,7 @@ def cuts(
     titled = _around_titles(an, node)
     runs: dict[Element, dict[_Kind, float]] = {}
     cut.update(_after_named_body(an, node))
+    cut.update(_related_sections(an, node, total))
     # Frames: element, text length of its nearest block (a metadata line is
     # cut only when it is a line of its own, never from inside a sentence).
     stack = [(c, an.kept_len.get(c, 0)) for c in node.children if isinstance(c, Element)]
@@ -419,6 +422,67 @@ def _after_named_body(an: Analysis, node: Element) -> list[Element]:
         prev = cur
         cur = cur.parent
     return after
+
+
+_RELATED_HEADING_LEN = 60  # characters: a heading over teasers is a few words
+_RELATED_END = re.compile(r"[\s:.!?…»>›→|\-–—]+$")
+
+
+def _says_related(el: Element) -> bool:
+    """A heading whose words say what follows is other pages ("Related articles",
+    "Lesen Sie auch", "関連記事"; vocabulary.RELATED_HEADINGS)."""
+    words = " ".join(el.text_content().split()).lower()
+    if not words or len(words) > _RELATED_HEADING_LEN:
+        return False
+    words = _RELATED_END.sub("", words)
+    return words in RELATED_HEADINGS or words.startswith(RELATED_PREFIXES)
+
+
+def _heading_level(el: Element) -> int:
+    """The level of ``el`` when it is a heading or a box that starts with one, else 0."""
+    cur: Element | None = el
+    while cur is not None:
+        if cur.name in HEADING_LEVELS:
+            return int(cur.name[1])
+        cur = next((c for c in cur.children if isinstance(c, Element)), None)
+    return 0
+
+
+def _related_sections(an: Analysis, node: Element, total: float) -> list[Element]:
+    """Inside an article, a heading that says other pages follow, with what
+    follows it up to the next heading of its level or above: a box of teasers in
+    any language. The heading alone in a box takes the box; a section that would
+    take half of the read or more is not one of these and stays."""
+    out: list[Element] = []
+    for el in node.iter_elements():
+        if el.name not in HEADING_LEVELS or el in an.removed or not _says_related(el):
+            continue
+        level = int(el.name[1])
+        start = el
+        while (
+            start.parent is not None
+            and start.parent is not node
+            and an.kept_len.get(start.parent, 0) <= an.kept_len.get(start, 0)
+        ):
+            start = start.parent
+        section = [start]
+        after = False
+        for c in start.parent.children if start.parent is not None else ():
+            if c is start:
+                after = True
+            elif after and isinstance(c, Element) and c not in an.removed:
+                head = _heading_level(c)
+                # Teasers are links, or cards under a linked title; the first box of
+                # prose is the article again.
+                links = an.links.get(c, 0)
+                prose = links * 2 < an.kept_len.get(c, 0) and not an.cards.get(c)
+                if (head and head <= level) or not links or prose:
+                    break
+                section.append(c)
+        teasers = any(an.links.get(c, 0) for c in section[1:])
+        if teasers and sum(an.positive.get(c, 0.0) for c in section) * 2 < total:
+            out.extend(section)
+    return out
 
 
 def _one_of_the_run(

@@ -159,6 +159,7 @@ def test_issue_35_an_article_still_cuts_a_list_of_described_links() -> None:
 # A shop's category page: a short intro above a grid of cards, none of which says
 # much. The first read takes the intro; doubted, it gives way to the page whole.
 SHOP = "https://shop.example/clogs"
+NEWS = "https://news.example/radwege"
 INTRO = "Comfortable clogs for the whole family, in every colour of the season and every size. "
 
 
@@ -243,3 +244,50 @@ def test_issue_35_a_products_reviews_go_however_long() -> None:
 
 def test_issue_35_reviews_that_outweigh_the_read_stay_on_other_kinds() -> None:
     assert "Buyer 3" not in _cut_of_product(reviews=False)
+
+
+# Boilerplate by its words, second: a heading that says other pages follow takes
+# the teaser cards under it, in any of the web's main languages, up to the next
+# section of the article.
+NEWS_1 = (
+    "Die Stadt plant für das kommende Jahr neue Radwege entlang des Flusses, und die "
+    "Anwohner dürfen bei der Gestaltung der Strecken mitreden. "
+)
+NEWS_2 = (
+    "Nach dem Ende der Bauarbeiten sollen die Wege im Sommer eröffnet werden; bis dahin "
+    "bleibt die alte Brücke für Fußgänger offen. "
+)
+BLURB = "Ein kurzer Text über einen anderen Bericht aus der Region, mit Bildern. " * 2
+
+
+def news_page(heading: str) -> str:
+    cards = "".join(
+        f"<div class='item'><h3><a href='/n/{i}'>Anderer Bericht Nummer {i}</a></h3>"
+        f"<p>{BLURB}</p></div>"
+        for i in range(3)
+    )
+    return (
+        f"<html><body><article><h1>Radwege</h1><p>{NEWS_1 * 3}</p><p>{NEWS_1 * 2}</p>"
+        f"<h2>{heading}</h2>{cards}<h2>Wie es weitergeht</h2><p>{NEWS_2 * 3}</p>"
+        "</article></body></html>"
+    )
+
+
+def _news_read(heading: str) -> str:
+    html = news_page(heading)
+    got = extract_blocks(parse_html(html, keep_attributes=READ_ATTRIBUTES), NEWS)
+    return "\n".join(got.blocks)
+
+
+@pytest.mark.parametrize(
+    "heading", ["Lesen Sie auch:", "Читайте также", "関連記事", "Related articles", "Leia também"]
+)
+def test_issue_35_a_heading_over_other_pages_takes_its_teasers(heading: str) -> None:
+    read = _news_read(heading)
+    assert "Nummer 1" not in read and heading.rstrip(":") not in read
+    assert NEWS_1[:30] in read and NEWS_2[:30] in read  # the article before and after stays
+
+
+def test_issue_35_a_plain_heading_keeps_its_section() -> None:
+    read = _news_read("Hintergrund")
+    assert "Hintergrund" in read and "Nummer 1" in read
