@@ -195,9 +195,11 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
             read = judge(an, node, article, blocks, base_url)
         else:
             node, article = first, True
-    # A short read of a page that is no article, doubted, may be its intro alone:
-    # the page is read whole (score.small_read).
-    region = small_read(an, node, read.kind, read.confidence) if article else None
+    # A short read of a page that is no article, doubted, may be its intro alone,
+    # and a read the cuts all but emptied was a page of teasers: the page is read
+    # whole (score.small_read).
+    written = sum(len(b) for b in blocks)
+    region = small_read(an, node, read.kind, read.confidence, written) if article else None
     if region is not None:
         whole = markdown_blocks(region, an.removed, listing_cuts(an, region), base, False)
         if whole:

@@ -563,11 +563,20 @@ _SMALL_SHARE = 2  # ... when the readable region holds this many times its text 
 SMALL_DOUBT = 0.7  # ... and the confidence in the read is under this
 
 
-def small_read(an: Analysis, node: Element, kind: str, confidence: float) -> Element | None:
+_EMPTIED = 20  # an article read whose cuts left under 1/_EMPTIED of its text
+
+
+def small_read(
+    an: Analysis, node: Element, kind: str, confidence: float, written: int
+) -> Element | None:
     """The readable region, to be read whole, when an article read of a page that is
     not an article is short, doubted, and a small part of the region: the intro above
-    a grid of cards or a list of offers, taken for the content. None when it stands."""
+    a grid of cards or a list of offers, taken for the content. The same when the
+    cuts left almost nothing of the read (``written``: the characters written), of
+    any kind: a page of teasers, each cut as one. None when the read stands."""
     read = an.plain_len.get(node, 0)
+    if written * _EMPTIED < read:
+        return _region(an)
     if kind == "article" or confidence >= SMALL_DOUBT or read >= _SMALL_READ:
         return None
     region = _region(an)

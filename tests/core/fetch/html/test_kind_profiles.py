@@ -171,6 +171,9 @@ def _card(i: int) -> str:
     )
 
 
+WHOLE = 10**6  # characters written: the cuts left the read whole
+
+
 def category_page(intro: str = INTRO * 2) -> str:
     return (
         "<html><head><title>Clogs</title></head><body><header><nav><a href='/'>Home</a>"
@@ -184,7 +187,7 @@ def category_page(intro: str = INTRO * 2) -> str:
 def test_issue_35_a_small_doubted_read_of_a_spread_page_gives_way_to_the_page() -> None:
     an, node = first_read(category_page())
     assert "model 7" not in text(node)  # the first read: the intro alone
-    region = score.small_read(an, node, "listing", 0.5)
+    region = score.small_read(an, node, "listing", 0.5, WHOLE)
     assert region is not None
     assert "Classic clog model 7" in text(region) and INTRO[:30] in text(region)
 
@@ -192,16 +195,23 @@ def test_issue_35_a_small_doubted_read_of_a_spread_page_gives_way_to_the_page() 
 @pytest.mark.parametrize(("kind", "confidence"), [("article", 0.5), ("listing", score.SMALL_DOUBT)])
 def test_issue_35_an_article_or_a_trusted_read_stays_small(kind: str, confidence: float) -> None:
     an, node = first_read(category_page())
-    assert score.small_read(an, node, kind, confidence) is None
+    assert score.small_read(an, node, kind, confidence, WHOLE) is None
 
 
 def test_issue_35_a_long_or_large_read_is_not_doubted() -> None:
     an, node = first_read(category_page(INTRO * 12))  # the intro over 1,500 characters
     assert "model 7" not in text(node)
-    assert score.small_read(an, node, "listing", 0.1) is None
+    assert score.small_read(an, node, "listing", 0.1, WHOLE) is None
     few = category_page().replace("".join(_card(i) for i in range(24)), _card(1))
     an, node = first_read(few)  # the intro is most of the page
-    assert score.small_read(an, node, "listing", 0.1) is None
+    assert score.small_read(an, node, "listing", 0.1, WHOLE) is None
+
+
+def test_issue_35_a_read_the_cuts_emptied_gives_way_to_the_page_of_any_kind() -> None:
+    an, node = first_read(category_page())
+    read = an.plain_len[node]
+    assert score.small_read(an, node, "article", 0.99, written=read // 25) is not None
+    assert score.small_read(an, node, "article", 0.99, written=read // 10) is None
 
 
 def test_issue_35_a_category_page_is_read_with_its_cards() -> None:
