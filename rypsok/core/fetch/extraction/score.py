@@ -564,6 +564,8 @@ SMALL_DOUBT = 0.7  # ... and the confidence in the read is under this
 
 
 _EMPTIED = 20  # an article read whose cuts left under 1/_EMPTIED of its text
+_RIVAL_CLOSE = 0.5  # a rival candidate of this share of the read's value or more
+_ARTICLE_PART = 10 / 3  # ... beside an article of under 30 % of the region
 
 
 def small_read(
@@ -577,9 +579,14 @@ def small_read(
     read = an.plain_len.get(node, 0)
     if written * _EMPTIED < read:
         return _region(an)
-    if kind == "article" or confidence >= SMALL_DOUBT or read >= _SMALL_READ:
-        return None
     region = _region(an)
-    if region is node or read * _SMALL_SHARE >= an.plain_len.get(region, 0):
+    if region is node:
         return None
-    return region
+    if kind == "article":
+        # An article that is a small part of the page, with a rival of half its
+        # value or more elsewhere: the choice between them was close, read both.
+        split = an.rival >= _RIVAL_CLOSE and read * _ARTICLE_PART < an.plain_len.get(region, 0)
+        return region if split else None
+    if confidence >= SMALL_DOUBT or read >= _SMALL_READ:
+        return None
+    return region if read * _SMALL_SHARE < an.plain_len.get(region, 0) else None

@@ -214,6 +214,32 @@ def test_issue_35_a_read_the_cuts_emptied_gives_way_to_the_page_of_any_kind() ->
     assert score.small_read(an, node, "article", 0.99, written=read // 10) is None
 
 
+def two_stories(second: str) -> str:
+    """Two candidates of close value, and an index of links that makes them a
+    small part of the page."""
+    index = "".join(
+        f"<li><a href='/t/{i}'>Topic {i} of the archive of this site</a></li>" for i in range(60)
+    )
+    return (
+        f"<html><body><div class='a'><h1>Heating</h1><p>{HEATING * 2}</p><p>{HEATING * 2}</p></div>"
+        f"<div class='b'><h2>Baths</h2>{second}</div><div class='c'><ul>{index}</ul></div>"
+        "</body></html>"
+    )
+
+
+def test_issue_35_an_article_with_a_close_rival_on_a_larger_page_is_read_whole() -> None:
+    an, node = first_read(two_stories(f"<p>{BATHS * 2}</p><p>{BATHS}</p>"))
+    assert BATHS[:30] not in text(node)  # the first read: one of the two
+    region = score.small_read(an, node, "article", 0.9, WHOLE)
+    assert region is not None and BATHS[:30] in text(region) and HEATING[:30] in text(region)
+
+
+def test_issue_35_an_article_without_a_close_rival_stands() -> None:
+    an, node = first_read(two_stories("<p>Baths too.</p>"))
+    assert an.rival < 0.5
+    assert score.small_read(an, node, "article", 0.9, WHOLE) is None
+
+
 def test_issue_35_a_category_page_is_read_with_its_cards() -> None:
     got = extract_blocks(parse_html(category_page(), keep_attributes=READ_ATTRIBUTES), SHOP)
     read = "\n".join(got.blocks)
