@@ -25,16 +25,9 @@ from rypsok.core.fetch.extraction.embedded import (
 )
 from rypsok.core.fetch.extraction.kind import Read, judge
 from rypsok.core.fetch.extraction.markdown import markdown_blocks
+from rypsok.core.fetch.extraction.profiles import reread
 from rypsok.core.fetch.extraction.prune import classify, cuts, listing_cuts
-from rypsok.core.fetch.extraction.score import (
-    SPREAD_KINDS,
-    choose,
-    margin,
-    measure,
-    score_blocks,
-    small_read,
-    widen,
-)
+from rypsok.core.fetch.extraction.score import choose, margin, measure, score_blocks
 from rypsok.core.html.tree import Element, ParsedDocument
 
 __all__ = ["Extracted", "ExtractedBlocks", "extract", "extract_blocks", "extract_text"]
@@ -174,38 +167,7 @@ def _content(doc: ParsedDocument, base_url: str) -> tuple[str | None, list[str],
     margin(an, node)
     an.title = title or ""
     read = judge(an, node, article, blocks, base_url)
-    # A page of a kind spread over sections, read as one of them (score.widen).
-    wider = widen(an, node, read.kind) if article else None
-    # On such a page a list of links that each say something is content (prune.cuts).
-    described = article and read.kind in SPREAD_KINDS
-    # A product's reviews are its comments, however long (prune.cuts).
-    reviews = read.kind == "product"
-    if wider is not None or described:
-        first, first_cut = node, cut
-        if wider is not None:
-            node, article = wider
-        cut = cuts(an, node, described, reviews) if article else listing_cuts(an, node)
-        # The same node and the same cuts write the same blocks: no second read.
-        same = node is first and cut == first_cut
-        more = [] if same else markdown_blocks(node, an.removed, cut, base, article)
-        if more:  # a second read the cuts leave empty keeps the first one
-            blocks = more
-            if node is not first:
-                margin(an, node)
-            read = judge(an, node, article, blocks, base_url)
-        else:
-            node, article = first, True
-    # A short read of a page that is no article, doubted, may be its intro alone,
-    # and a read the cuts all but emptied was a page of teasers: the page is read
-    # whole (score.small_read).
-    written = sum(len(b) for b in blocks)
-    region = small_read(an, node, read.kind, read.confidence, written) if article else None
-    if region is not None:
-        whole = markdown_blocks(region, an.removed, listing_cuts(an, region), base, False)
-        if whole:
-            blocks = whole
-            margin(an, region)
-            read = judge(an, region, False, blocks, base_url)
+    blocks, read = reread(an, node, article, cut, blocks, read, base, base_url)
     return title, blocks, read
 
 

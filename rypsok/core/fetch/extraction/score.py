@@ -26,14 +26,16 @@ from rypsok.core.html.vocabulary import (
 __all__ = [
     "ARTICLE_BONUS",
     "MAIN_BONUS",
+    "MISSED_PROSE",
     "TOKEN_BONUS",
     "Analysis",
     "choose",
+    "elements_postorder",
     "is_link_list",
     "margin",
     "measure",
+    "readable_region",
     "score_blocks",
-    "widen",
 ]
 
 # Tuning, in characters of text unless said otherwise. The values were set on
@@ -112,7 +114,7 @@ class Analysis:
 # --------------------------------------------------------------------------- pass 1: sizes
 
 
-def _elements_postorder(root: Element) -> list[Element]:
+def elements_postorder(root: Element) -> list[Element]:
     """Elements under ``root`` (inclusive), children before parents."""
     order: list[Element] = []
     stack = [root]
@@ -134,7 +136,7 @@ def measure(body: Element) -> Analysis:
     unlinked = an.unlinked
     tags = an.tags
     classes = an.classes
-    for el in _elements_postorder(body):
+    for el in elements_postorder(body):
         n = 0
         u = 0
         name = el.name
@@ -327,7 +329,7 @@ def choose(an: Analysis) -> tuple[Element, bool]:
     """The element holding the main content, and whether it is an article
     (True) or the page's whole readable part (False)."""
     body = an.body
-    region = _region(an)
+    region = readable_region(an)
     best = _best(an, None)
     # The page says where its content is: a candidate outside its single <main>
     # (a consent banner, a box of text after the footer) gives way to an
@@ -462,7 +464,7 @@ def _inside(el: Element, container: Element) -> bool:
     return False
 
 
-def _region(an: Analysis) -> Element:
+def readable_region(an: Analysis) -> Element:
     """The page's readable part: its single main element, else the body."""
     mains = [m for m in an.mains if m.name == "main" or (attr(m, "role") or "") == "main"]
     if len(mains) == 1 and an.kept_len.get(mains[0], 0) * _MAIN_SHARE >= an.kept_len[an.body]:
@@ -473,7 +475,7 @@ def _region(an: Analysis) -> Element:
 # ----------------------------------------------------------------- the margin of the choice
 
 
-_MISSED_PROSE = 150  # characters: a paragraph this long outside the read is prose it left
+MISSED_PROSE = 150  # characters: a paragraph this long outside the read is prose it left
 
 
 def margin(an: Analysis, node: Element) -> None:
@@ -497,96 +499,6 @@ def margin(an: Analysis, node: Element) -> None:
             rival = max(rival, s * an.bonus.get(el, 1.0))
     missed = 0
     for el, length in an.plain_len.items():
-        if length >= _MISSED_PROSE and el.name == "p" and el not in inside:
+        if length >= MISSED_PROSE and el.name == "p" and el not in inside:
             missed += length
     an.rival, an.missed = rival / own, missed
-
-
-# ----------------------------------------------------------------- a read of one section, widened
-
-# Kinds whose content is spread over sections of the page (docs/extraction.md, "Per
-# kind"): an article or a thread is one region; these are not.
-SPREAD_KINDS = frozenset({"documentation", "listing", "collection", "service", "product"})
-_WIDEN_SHARE = 0.25  # long prose left out, as a share of the read's own text, that widens it
-_WIDEN_COVER = 0.7  # share of that prose the wider element must hold
-
-
-def _left_out(an: Analysis, node: Element) -> dict[Element, int]:
-    """Long paragraphs outside ``node`` and outside any removed, chrome or comment
-    box, with their lengths: one pre-order walk carrying whether a box is above."""
-    out: dict[Element, int] = {}
-    stack: list[tuple[Element, bool]] = [(an.body, False)]
-    while stack:
-        el, boxed = stack.pop()
-        if el is node:
-            continue
-        boxed = boxed or el in an.removed or el in an.chrome or el in an.comments
-        if boxed:
-            continue
-        if el.name == "p":
-            n = an.plain_len.get(el, 0)
-            if n >= _MISSED_PROSE:
-                out[el] = n
-            continue
-        stack.extend((c, False) for c in el.children if isinstance(c, Element))
-    return out
-
-
-def widen(an: Analysis, node: Element, kind: str) -> tuple[Element, bool] | None:
-    """A page of a spread kind read as one section, leaving out long prose of at
-    least a quarter of what it read, is read from the nearest element around the
-    section that holds most of that prose (the whole region, failing one); None
-    when the read stands. Linear: one walk down, one sum up the tree."""
-    if kind not in SPREAD_KINDS or an.missed < _WIDEN_SHARE * max(an.kept_len.get(node, 0), 1):
-        return None
-    left = _left_out(an, node)
-    total = sum(left.values())
-    if not total:
-        return None
-    held: dict[Element, int] = {}
-    for el in _elements_postorder(an.body):
-        n = left.get(el, 0) + sum(held.get(c, 0) for c in el.children if isinstance(c, Element))
-        if n:
-            held[el] = n
-    cur = node.parent
-    while cur is not None and cur is not an.body:
-        if held.get(cur, 0) >= _WIDEN_COVER * total:
-            return cur, True
-        cur = cur.parent
-    return _region(an), False
-
-
-# ----------------------------------------------------------------- a small read, doubted
-
-_SMALL_READ = 1500  # characters: an article read shorter than this may be a page's intro alone
-_SMALL_SHARE = 2  # ... when the readable region holds this many times its text or more
-SMALL_DOUBT = 0.7  # ... and the confidence in the read is under this
-
-
-_EMPTIED = 20  # an article read whose cuts left under 1/_EMPTIED of its text
-_RIVAL_CLOSE = 0.5  # a rival candidate of this share of the read's value or more
-_ARTICLE_PART = 10 / 3  # ... beside an article of under 30 % of the region
-
-
-def small_read(
-    an: Analysis, node: Element, kind: str, confidence: float, written: int
-) -> Element | None:
-    """The readable region, to be read whole, when an article read of a page that is
-    not an article is short, doubted, and a small part of the region: the intro above
-    a grid of cards or a list of offers, taken for the content. The same when the
-    cuts left almost nothing of the read (``written``: the characters written), of
-    any kind: a page of teasers, each cut as one. None when the read stands."""
-    read = an.plain_len.get(node, 0)
-    if written * _EMPTIED < read:
-        return _region(an)
-    region = _region(an)
-    if region is node:
-        return None
-    if kind == "article":
-        # An article that is a small part of the page, with a rival of half its
-        # value or more elsewhere: the choice between them was close, read both.
-        split = an.rival >= _RIVAL_CLOSE and read * _ARTICLE_PART < an.plain_len.get(region, 0)
-        return region if split else None
-    if confidence >= SMALL_DOUBT or read >= _SMALL_READ:
-        return None
-    return region if read * _SMALL_SHARE < an.plain_len.get(region, 0) else None

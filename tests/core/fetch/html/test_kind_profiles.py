@@ -1,14 +1,14 @@
 """Issue 35: extraction by the page's kind. A page whose content is spread over
 sections (a service page, documentation, a listing, a collection, a product) and
 whose first read took one section, leaving out as much long prose again, is read
-from the element around the sections (score.widen); an article or a thread is not.
-A short, doubted article read of such a page is read whole (score.small_read)."""
+from the element around the sections (profiles.widen); an article or a thread is not.
+A short, doubted article read of such a page is read whole (profiles.small_read)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rypsok.core.fetch.extraction import score
+from rypsok.core.fetch.extraction import profiles, score
 from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
 from rypsok.core.fetch.extraction.extract import extract_blocks
 from rypsok.core.fetch.extraction.prune import classify
@@ -88,7 +88,7 @@ def service_page(heating: str, baths: str, leaks: str) -> str:
 def test_issue_35_widening_works_in_three_scripts(prose: tuple[str, str, str]) -> None:
     an, node = first_read(service_page(*prose))
     assert prose[1][:20] not in text(node)
-    wider = score.widen(an, node, "service")
+    wider = profiles.widen(an, node, "service")
     assert wider is not None
     assert all(p[:20] in text(wider[0]) for p in prose)
 
@@ -96,8 +96,8 @@ def test_issue_35_widening_works_in_three_scripts(prose: tuple[str, str, str]) -
 def test_issue_35_a_spread_page_read_as_one_section_is_widened() -> None:
     an, node = first_read(SERVICE)
     assert BATHS.split()[0] not in text(node)  # the first read: the hero alone
-    for kind in sorted(score.SPREAD_KINDS):
-        wider = score.widen(an, node, kind)
+    for kind in sorted(profiles.SPREAD_KINDS):
+        wider = profiles.widen(an, node, kind)
         assert wider is not None, kind
         element, article = wider
         assert article
@@ -108,13 +108,13 @@ def test_issue_35_a_spread_page_read_as_one_section_is_widened() -> None:
 @pytest.mark.parametrize("kind", ["article", "forum", "other"])
 def test_issue_35_an_article_or_a_thread_is_not_widened(kind: str) -> None:
     an, node = first_read(SERVICE)
-    assert score.widen(an, node, kind) is None
+    assert profiles.widen(an, node, kind) is None
 
 
 def test_issue_35_prose_in_chrome_or_comments_does_not_widen() -> None:
     boxed = SERVICE.replace("<div class='services'>", "<div class='services comments'>")
     an, node = first_read(boxed)
-    assert score.widen(an, node, "service") is None
+    assert profiles.widen(an, node, "service") is None
 
 
 def test_issue_35_a_read_that_left_out_little_stands() -> None:
@@ -122,7 +122,7 @@ def test_issue_35_a_read_that_left_out_little_stands() -> None:
         f"<p>{BATHS}</p><p>{BATHS}</p>", f"<p>{BATHS}</p>"
     )
     an, node = first_read(small)
-    assert score.widen(an, node, "service") is None
+    assert profiles.widen(an, node, "service") is None
 
 
 # Documentation: a "next steps" list whose items say something beside their link,
@@ -187,31 +187,33 @@ def category_page(intro: str = INTRO * 2) -> str:
 def test_issue_35_a_small_doubted_read_of_a_spread_page_gives_way_to_the_page() -> None:
     an, node = first_read(category_page())
     assert "model 7" not in text(node)  # the first read: the intro alone
-    region = score.small_read(an, node, "listing", 0.5, WHOLE)
+    region = profiles.small_read(an, node, "listing", 0.5, WHOLE)
     assert region is not None
     assert "Classic clog model 7" in text(region) and INTRO[:30] in text(region)
 
 
-@pytest.mark.parametrize(("kind", "confidence"), [("article", 0.5), ("listing", score.SMALL_DOUBT)])
+@pytest.mark.parametrize(
+    ("kind", "confidence"), [("article", 0.5), ("listing", profiles.SMALL_DOUBT)]
+)
 def test_issue_35_an_article_or_a_trusted_read_stays_small(kind: str, confidence: float) -> None:
     an, node = first_read(category_page())
-    assert score.small_read(an, node, kind, confidence, WHOLE) is None
+    assert profiles.small_read(an, node, kind, confidence, WHOLE) is None
 
 
 def test_issue_35_a_long_or_large_read_is_not_doubted() -> None:
     an, node = first_read(category_page(INTRO * 12))  # the intro over 1,500 characters
     assert "model 7" not in text(node)
-    assert score.small_read(an, node, "listing", 0.1, WHOLE) is None
+    assert profiles.small_read(an, node, "listing", 0.1, WHOLE) is None
     few = category_page().replace("".join(_card(i) for i in range(24)), _card(1))
     an, node = first_read(few)  # the intro is most of the page
-    assert score.small_read(an, node, "listing", 0.1, WHOLE) is None
+    assert profiles.small_read(an, node, "listing", 0.1, WHOLE) is None
 
 
 def test_issue_35_a_read_the_cuts_emptied_gives_way_to_the_page_of_any_kind() -> None:
     an, node = first_read(category_page())
     read = an.plain_len[node]
-    assert score.small_read(an, node, "article", 0.99, written=read // 25) is not None
-    assert score.small_read(an, node, "article", 0.99, written=read // 10) is None
+    assert profiles.small_read(an, node, "article", 0.99, written=read // 25) is not None
+    assert profiles.small_read(an, node, "article", 0.99, written=read // 10) is None
 
 
 def two_stories(second: str) -> str:
@@ -230,14 +232,14 @@ def two_stories(second: str) -> str:
 def test_issue_35_an_article_with_a_close_rival_on_a_larger_page_is_read_whole() -> None:
     an, node = first_read(two_stories(f"<p>{BATHS * 2}</p><p>{BATHS}</p>"))
     assert BATHS[:30] not in text(node)  # the first read: one of the two
-    region = score.small_read(an, node, "article", 0.9, WHOLE)
+    region = profiles.small_read(an, node, "article", 0.9, WHOLE)
     assert region is not None and BATHS[:30] in text(region) and HEATING[:30] in text(region)
 
 
 def test_issue_35_an_article_without_a_close_rival_stands() -> None:
     an, node = first_read(two_stories("<p>Baths too.</p>"))
     assert an.rival < 0.5
-    assert score.small_read(an, node, "article", 0.9, WHOLE) is None
+    assert profiles.small_read(an, node, "article", 0.9, WHOLE) is None
 
 
 def test_issue_35_a_category_page_is_read_with_its_cards() -> None:
