@@ -454,6 +454,7 @@ def _related_sections(an: Analysis, node: Element, total: float) -> list[Element
     any language. The heading alone in a box takes the box; a section that would
     take half of the read or more is not one of these and stays."""
     out: list[Element] = []
+    places: dict[Element, dict[Element | Text, int]] = {}
     for el in node.iter_elements():
         if el.name not in HEADING_LEVELS or el in an.removed or not _says_related(el):
             continue
@@ -465,12 +466,19 @@ def _related_sections(an: Analysis, node: Element, total: float) -> list[Element
             and an.kept_len.get(start.parent, 0) <= an.kept_len.get(start, 0)
         ):
             start = start.parent
+        parent = start.parent
+        if parent is None:
+            continue
+        # Each parent's children are indexed once: many such headings under one
+        # parent must not each walk it from the start.
+        at = places.get(parent)
+        if at is None:
+            at = places[parent] = {c: i for i, c in enumerate(parent.children)}
         section = [start]
-        after = False
-        for c in start.parent.children if start.parent is not None else ():
-            if c is start:
-                after = True
-            elif after and isinstance(c, Element) and c not in an.removed:
+        siblings = parent.children
+        for i in range(at[start] + 1, len(siblings)):
+            c = siblings[i]
+            if isinstance(c, Element) and c not in an.removed:
                 head = _heading_level(c)
                 # Teasers are links, or cards under a linked title; the first box of
                 # prose is the article again.

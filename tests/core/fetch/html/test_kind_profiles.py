@@ -6,6 +6,8 @@ A short, doubted article read of such a page is read whole (profiles.small_read)
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rypsok.core.fetch.extraction import profiles, score
@@ -329,3 +331,27 @@ def test_issue_35_a_heading_over_other_pages_takes_its_teasers(heading: str) -> 
 def test_issue_35_a_plain_heading_keeps_its_section() -> None:
     read = _news_read("Hintergrund")
     assert "Hintergrund" in read and "Nummer 1" in read
+
+
+def _time_cuts(units: int) -> tuple[float, int]:
+    """The best of three timings of the cuts of an article holding ``units`` headings
+    over other pages, each after a paragraph; and how many elements were cut."""
+    unit = "<p>{}</p><h2>Related articles</h2><div><a href='/r{}'>another story</a></div>"
+    body = "".join(unit.format(NEWS_1, i) for i in range(units))
+    an, node = first_read(f"<html><body><article>{body}</article></body></html>")
+    from rypsok.core.fetch.extraction.prune import cuts
+
+    best, cut = float("inf"), set()
+    for _ in range(3):
+        start = time.perf_counter()
+        cut = cuts(an, node)
+        best = min(best, time.perf_counter() - start)
+    return best, len(cut)
+
+
+def test_issue_35_the_heading_rule_is_linear_in_the_headings() -> None:
+    _time_cuts(500)  # warm
+    small, cut_small = _time_cuts(2_000)
+    large, cut_large = _time_cuts(8_000)
+    assert cut_small >= 4_000 and cut_large >= 16_000  # every heading and its box went
+    assert large <= 6.5 * small + 0.05, f"{small:.3f} s, then {large:.3f} s"
