@@ -40,32 +40,42 @@ def reread(
     # A product's reviews are its comments, however long (prune.cuts).
     reviews = read.kind == "product"
     if wider is not None or described:
-        first, first_cut = node, cut
-        if wider is not None:
-            node, article = wider
-        cut = cuts(an, node, described, reviews) if article else listing_cuts(an, node)
+        to, as_article = wider or (node, article)
+        again = cuts(an, to, described, reviews) if as_article else listing_cuts(an, to)
         # The same node and the same cuts write the same blocks: no second read.
-        same = node is first and cut == first_cut
-        more = [] if same else markdown_blocks(node, an.removed, cut, base, article)
-        if more:  # a second read the cuts leave empty keeps the first one
-            blocks = more
-            if node is not first:
-                margin(an, node)
-            read = judge(an, node, article, blocks, base_url)
-        else:
-            node, article = first, True
+        if to is not node or again != cut:
+            second = _read_again(an, node, to, as_article, again, base, base_url)
+            if second is not None:
+                (blocks, read), node, article = second, to, as_article
     # A short read of a page that is no article, doubted, may be its intro alone,
     # and a read the cuts all but emptied was a page of teasers: the page is read
     # whole (small_read).
     written = sum(len(b) for b in blocks)
     region = small_read(an, node, read.kind, read.confidence, written) if article else None
     if region is not None:
-        whole = markdown_blocks(region, an.removed, listing_cuts(an, region), base, False)
-        if whole:
-            blocks = whole
-            margin(an, region)
-            read = judge(an, region, False, blocks, base_url)
+        whole = _read_again(an, node, region, False, listing_cuts(an, region), base, base_url)
+        if whole is not None:
+            blocks, read = whole
     return blocks, read
+
+
+def _read_again(
+    an: Analysis,
+    first: Element,
+    node: Element,
+    article: bool,
+    cut: set[Element],
+    base: str,
+    base_url: str,
+) -> tuple[list[str], Read] | None:
+    """The blocks and judgement of a second read from ``node``; None when the cuts
+    leave it empty, and the first read (from ``first``) stands."""
+    blocks = markdown_blocks(node, an.removed, cut, base, article)
+    if not blocks:
+        return None
+    if node is not first:
+        margin(an, node)  # the margin of the new choice, for its confidence
+    return blocks, judge(an, node, article, blocks, base_url)
 
 
 # ----------------------------------------------------------------- a read of one section, widened
@@ -127,8 +137,6 @@ def widen(an: Analysis, node: Element, kind: str) -> tuple[Element, bool] | None
 _SMALL_READ = 1500  # characters: an article read shorter than this may be a page's intro alone
 _SMALL_SHARE = 2  # ... when the readable region holds this many times its text or more
 SMALL_DOUBT = 0.7  # ... and the confidence in the read is under this
-
-
 _EMPTIED = 20  # an article read whose cuts left under 1/_EMPTIED of its text
 _RIVAL_CLOSE = 0.5  # a rival candidate of this share of the read's value or more
 _ARTICLE_PART = 10 / 3  # ... beside an article of under 30 % of the region
@@ -137,22 +145,23 @@ _ARTICLE_PART = 10 / 3  # ... beside an article of under 30 % of the region
 def small_read(
     an: Analysis, node: Element, kind: str, confidence: float, written: int
 ) -> Element | None:
-    """The readable region, to be read whole, when an article read of a page that is
-    not an article is short, doubted, and a small part of the region: the intro above
-    a grid of cards or a list of offers, taken for the content. The same when the
-    cuts left almost nothing of the read (``written``: the characters written), of
-    any kind: a page of teasers, each cut as one. None when the read stands."""
+    """The readable region, to be read whole, in place of an article read that is
+    likely one part of a page made of many; None when the read stands. Three cases:
+    the cuts left almost nothing of the read (``written``: the characters written),
+    of any kind: a page of teasers, each cut as one; an article with a rival of half
+    its value or more, holding under 30 % of the region: two parts of one page; and
+    a short, doubted read of a page that is not an article, a small part of the
+    region: the intro above a grid of cards or a list of offers."""
     read = an.plain_len.get(node, 0)
-    if written * _EMPTIED < read:
-        return readable_region(an)
     region = readable_region(an)
+    if written * _EMPTIED < read:
+        return region
     if region is node:
         return None
+    region_len = an.plain_len.get(region, 0)
     if kind == "article":
-        # An article that is a small part of the page, with a rival of half its
-        # value or more elsewhere: the choice between them was close, read both.
-        split = an.rival >= _RIVAL_CLOSE and read * _ARTICLE_PART < an.plain_len.get(region, 0)
+        split = an.rival >= _RIVAL_CLOSE and read * _ARTICLE_PART < region_len
         return region if split else None
     if confidence >= SMALL_DOUBT or read >= _SMALL_READ:
         return None
-    return region if read * _SMALL_SHARE < an.plain_len.get(region, 0) else None
+    return region if read * _SMALL_SHARE < region_len else None

@@ -32,6 +32,7 @@ from rypsok.core.html.vocabulary import (
     HARD_TOKENS,
     HEADING_LEVELS,
     HIDING_CLASSES,
+    LIST_ITEMS,
     MAIN_TOKENS,
     MEDIA_STEMS,
     MEDIA_TOKENS,
@@ -209,7 +210,7 @@ def classify(an: Analysis) -> None:
                 if hard and not (named_content and an.unlinked[el] >= _HARD_PROSE):
                     an.removed.add(el)
                     continue
-                if not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined:
+                if _names_comments(tokens, joined):
                     an.comments.add(el)
                 elif named_content and not (
                     an.unlinked[el] < _HARD_PROSE and _chrome_of_content(joined)
@@ -230,13 +231,17 @@ def classify(an: Analysis) -> None:
         stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
 
 
+def _names_comments(tokens: set[str], joined: str) -> bool:
+    """Class/id words that name comments or reviews (:func:`class_tokens`)."""
+    return not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined
+
+
 def _says_reviews(el: Element) -> bool:
     """A box whose class or id names comments or reviews, whatever it holds (each
     review an <article> keeps a box of them from being marked by :func:`classify`)."""
     if not (el.attributes.get("class") or el.attributes.get("id")):
         return False
-    tokens, joined = class_tokens(el)
-    return not tokens.isdisjoint(COMMENT_TOKENS) or "comment" in joined
+    return _names_comments(*class_tokens(el))
 
 
 def _chrome_of_content(joined: str) -> bool:
@@ -364,7 +369,7 @@ _DESCRIBED_SHARE = 0.7  # of a list's items
 def _described(el: Element, an: Analysis) -> bool:
     """An item of a list that says something beside its link, or a list of links
     most of whose items do (``_DESCRIBED`` characters or more outside links)."""
-    if el.name in ("li", "dd", "dt"):
+    if el.name in LIST_ITEMS:
         return an.kept_len[el] - an.links.get(el, 0) >= _DESCRIBED
     if el.name not in ("ul", "ol", "dl"):
         return False

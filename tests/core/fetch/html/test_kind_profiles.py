@@ -13,7 +13,7 @@ import pytest
 from rypsok.core.fetch.extraction import profiles, score
 from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
 from rypsok.core.fetch.extraction.extract import extract_blocks
-from rypsok.core.fetch.extraction.prune import classify
+from rypsok.core.fetch.extraction.prune import classify, cuts
 from rypsok.core.html.tree import Element, parse_html
 
 HEATING = (
@@ -142,8 +142,6 @@ NEXT_STEPS = (
 
 
 def _cut_texts(described: bool) -> list[str]:
-    from rypsok.core.fetch.extraction.prune import cuts
-
     an, node = first_read(NEXT_STEPS)
     return [text(el) for el in cuts(an, node, described)]
 
@@ -269,8 +267,6 @@ PRODUCT = (
 
 
 def _cut_of_product(reviews: bool) -> str:
-    from rypsok.core.fetch.extraction.prune import cuts
-
     an, node = first_read(PRODUCT)
     assert "Buyer 3" in text(node) and HEATING[:30] in text(node)
     return " ".join(text(el) for el in cuts(an, node, True, reviews))
@@ -339,8 +335,6 @@ def _time_cuts(units: int) -> tuple[float, int]:
     unit = "<p>{}</p><h2>Related articles</h2><div><a href='/r{}'>another story</a></div>"
     body = "".join(unit.format(NEWS_1, i) for i in range(units))
     an, node = first_read(f"<html><body><article>{body}</article></body></html>")
-    from rypsok.core.fetch.extraction.prune import cuts
-
     best, cut = float("inf"), set()
     for _ in range(3):
         start = time.perf_counter()
