@@ -4,7 +4,7 @@ Run from the repository root, with an interpreter that has the pins of
 ``bench/requirements.txt`` (a venv of its own, see bench/README.md):
 
     python -m bench.extraction --data DIR [--set NAME ...] [--limit N] [--only NAME ...]
-                               [--worst K]
+                               [--worst K] [--saved LABEL=DIR ...]
 
 DIR (or the environment variable RYPSOK_EXTRACTION_BENCH) is the extraction
 benchmark: the folder ``bench/extraction/`` of the workplace's shared
@@ -26,8 +26,12 @@ machine touches them alike. rypsok's Markdown is turned into plain text first
 words of the content are scored, as the benchmark's README asks.
 
 Pages per second time the extractor call on the decoded page, parse
-included: ``parse_html`` + ``extract`` for rypsok, ``trafilatura.extract``
-without comments, readability-lxml's summary turned into text. The
+included: ``parse_html`` + ``extract`` for rypsok, as web_fetch calls them
+(keeping the attributes the extractor reads, letting the tree go after),
+``trafilatura.extract`` without comments, readability-lxml's summary turned
+into text. ``--saved LABEL=DIR`` adds the texts of an extractor run in another
+interpreter by ``bench/other_extractor.py`` (rs-trafilatura): scored the same
+way, its speed shown as its own run measured it. The
 ``rypsok-extract`` line (only with ``--only rypsok-extract``) times
 ``extract`` alone on a tree parsed beforehand. Nothing is asserted: figures
 are for a reader.
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -48,9 +53,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rypsok.core.fetch.extraction.attributes import READ_ATTRIBUTES
 from rypsok.core.fetch.extraction.extract import extract, extract_blocks
 from rypsok.core.fetch.extraction.kind import PAGE_KINDS
-from rypsok.core.html.tree import ParsedDocument, parse_html
+from rypsok.core.html.tree import ParsedDocument, parse_html, release
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -102,7 +108,13 @@ READS: dict[str, tuple[str, float]] = {}
 def rypsok_read(doc_id: str, html: str, url: str | None) -> str:
     """rypsok's text, the page's kind and the confidence kept in READS. The page's
     own address is the base: the kind reads hints in its path."""
-    got = extract_blocks(parse_html(html), url or BASE_URL)
+    # As web_fetch reads a page (fetch/pipeline.py): only the attributes the extractor
+    # reads are kept, and the tree is let go of at once.
+    doc = parse_html(html, keep_attributes=READ_ATTRIBUTES)
+    try:
+        got = extract_blocks(doc, url or BASE_URL)
+    finally:
+        release(doc.root)
     READS[doc_id] = (got.kind, got.confidence)
     return markdown_to_text("\n\n".join(got.blocks))
 
@@ -144,9 +156,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument(
         "--worst", type=int, default=0, metavar="K", help="list rypsok's K worst pages per set"
     )
+    ap.add_argument(
+        "--saved",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also score the texts bench/other_extractor.py saved in DIR (repeatable)",
+    )
     args = ap.parse_args(argv)
     if args.limit < 0 or args.worst < 0:
         ap.error("--limit and --worst take a number of pages, 0 or more")
+    saved: dict[str, Path] = {}
+    for given in args.saved:
+        label, sep, where = given.partition("=")
+        if not sep or not label or not where or label in EXTRACTORS or label in saved:
+            ap.error(f"--saved takes LABEL=DIR with a new label, not {given!r}")
+        saved[label] = Path(where)
+    args.saved = saved
     # Repeats collapse; the sets keep the benchmark's order.
     args.sets = [s for s in SETS if s in args.sets] or list(SETS)
     args.only = [e for e in EXTRACTORS if e in args.only] or list(DEFAULT_EXTRACTORS)
@@ -248,12 +274,20 @@ def run_set(
             outputs[label][doc["id"]] = text
         if (i + 1) % 100 == 0:
             print(f"  [{name}] {i + 1}/{len(docs)}", file=sys.stderr, flush=True)
+    # Texts another interpreter saved (bench/other_extractor.py): scored alike, its
+    # speed kept as that run measured it.
+    for label, where in args.saved.items():
+        kept = load_saved(where / f"{name}.json", [d["id"] for d in docs])
+        outputs[label] = kept["texts"]
+        spent[label] = len(docs) / kept["pages_per_s"] if kept["pages_per_s"] else 0.0
+        errors[label] = kept["errors"]
     ns = argparse.Namespace(ngram=4, tokenizer="word", bootstrap=0)
     results: dict[str, dict[str, Any]] = {}
     for label in outputs:
         res: dict[str, Any] = scorer.score(ds, outputs[label], ns)
         res["pages_per_s"] = len(docs) / spent[label] if spent[label] else float("inf")
         res["errors"] = errors[label]
+        res["elsewhere"] = label in args.saved
         res["empty"] = sum(1 for t in outputs[label].values() if not t.strip())
         results[label] = res
     report_set(scorer, name, len(docs), results, args.worst)
@@ -261,6 +295,23 @@ def run_set(
     if "rypsok" in results:
         report_reads(scorer, name, docs, results["rypsok"])
     return results
+
+
+def load_saved(path: Path, ids: Sequence[str]) -> dict[str, Any]:
+    """The texts bench/other_extractor.py saved for one set, for exactly these pages;
+    one line and exit 2 when the file is missing, unreadable or of other pages."""
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        texts = kept["texts"]
+        if not isinstance(texts, dict) or set(texts) != set(ids):
+            raise ValueError("not the same pages")
+        kept["texts"] = {k: str(texts[k]) for k in ids}
+        kept["pages_per_s"] = float(kept.get("pages_per_s") or 0.0)
+        kept["errors"] = int(kept.get("errors") or 0)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"extraction: {path} holds no saved texts of this set ({exc})", file=sys.stderr)
+        raise SystemExit(2) from None
+    return dict(kept)
 
 
 def report_set(
@@ -273,25 +324,33 @@ def report_set(
     for label, res in results.items():
         m = res.get(metric)
         figures = f"{m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f}" if m else "- | - | -"
-        print(
-            f"| {label} | {figures} | {res['pages_per_s']:.1f} | {res['empty']} | {res['errors']} |"
-        )
+        speed = f"{res['pages_per_s']:.1f}" + (" (its own run)" if res.get("elsewhere") else "")
+        print(f"| {label} | {figures} | {speed} | {res['empty']} | {res['errors']} |")
     ours = results.get("rypsok") or results.get("rypsok-extract")
     theirs = results.get("trafilatura")
     per_ours = (ours or {}).get("bow_per_type") or {}
     if metric == "bow" and per_ours:
         per_theirs = (theirs or {}).get("bow_per_type") or {}
         per_read = (results.get("readability") or {}).get("bow_per_type") or {}
+        more = [label for label, res in results.items() if res.get("elsewhere")]
         print(f"\n{name}, bow F1 by page type (difference: rypsok - trafilatura)\n")
-        print("| type | pages | rypsok | trafilatura | difference | readability |")
-        print("|---|---|---|---|---|---|")
+        print(
+            "| type | pages | rypsok | trafilatura | difference | readability |"
+            + "".join(f" {label} |" for label in more)
+        )
+        print("|---|---|---|---|---|---|" + "---|" * len(more))
         for kind, mine in per_ours.items():
             other = per_theirs.get(kind)
             read = per_read.get(kind)
+            extra = ""
+            for label in more:
+                theirs_too = (results[label].get("bow_per_type") or {}).get(kind)
+                extra += f" {theirs_too['f1']:.3f} |" if theirs_too else " - |"
             print(
                 f"| {kind} | {mine['n']} | {mine['f1']:.3f} | "
                 + (f"{other['f1']:.3f} | {mine['f1'] - other['f1']:+.3f}" if other else "- | -")
                 + (f" | {read['f1']:.3f} |" if read else " | - |")
+                + extra
             )
     if worst and ours:
         other_f1 = {r["id"]: page_f1(scorer, metric, r) for r in (theirs or {}).get("pages", [])}
@@ -319,7 +378,9 @@ def report_halves(
     trafilatura's beside; for a set with page types, the same by type."""
     metric = METRIC[name]
     ns = argparse.Namespace(ngram=4, tokenizer="word", bootstrap=0)
+    fixed = ("rypsok", "rypsok-extract", "trafilatura", "readability")
     labels = [label for label in ("rypsok", "rypsok-extract", "trafilatura") if label in outputs]
+    labels += [label for label in outputs if label not in fixed]
     if not labels:
         return
     by_half: dict[str, dict[str, Any]] = {}
@@ -346,7 +407,12 @@ def report_halves(
     )
     if not kinds:
         return
-    print(f"\n{name}, by page type and half: rypsok / trafilatura (pages)\n")
+    others = [label for label in labels[1:] if label != "trafilatura"]
+    print(
+        f"\n{name}, by page type and half: "
+        + " / ".join([labels[0], "trafilatura", *others])
+        + " (pages)\n"
+    )
     print("| type | A | B |")
     print("|---|---|---|")
     for kind in kinds:
@@ -357,6 +423,9 @@ def report_halves(
             other = (res.get("trafilatura", {}).get("bow_per_type") or {}).get(kind)
             cell = f"{mine['f1']:.3f}" if mine else "-"
             cell += f" / {other['f1']:.3f}" if other else ""
+            for label in others:
+                theirs_too = (res[label].get("bow_per_type") or {}).get(kind)
+                cell += f" / {theirs_too['f1']:.3f}" if theirs_too else " / -"
             row.append(cell + (f" ({mine['n']})" if mine else ""))
         print(f"| {kind} | " + " | ".join(row) + " |")
 

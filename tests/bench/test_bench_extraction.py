@@ -7,6 +7,7 @@ in made-up folders under tmp_path.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,9 +90,46 @@ def test_extraction_bench_options() -> None:
     assert bench.METRIC == {"scrapinghub-aeb": "aeb", "trafilatura-dev": "seg", "wcxb-dev": "bow"}
 
 
+def test_extraction_bench_takes_texts_saved_by_another_interpreter() -> None:
+    args = bench.parse_args(["--saved", "rs-trafilatura=/tmp/rs", "--saved", "x=y"])
+    assert args.saved == {"rs-trafilatura": Path("/tmp/rs"), "x": Path("y")}
+    assert bench.parse_args([]).saved == {}
+
+
+def test_extraction_bench_reads_saved_texts_of_exactly_the_sets_pages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "wcxb-dev.json"
+    saved.write_text(
+        json.dumps({"pages_per_s": 50.0, "errors": 1, "texts": {"1": "one", "2": "two"}}),
+        encoding="utf-8",
+    )
+    kept = bench.load_saved(saved, ["2", "1"])
+    assert kept["texts"] == {"2": "two", "1": "one"}
+    assert (kept["pages_per_s"], kept["errors"]) == (50.0, 1)
+    # Other pages, a missing file, or no texts: one line and exit 2, never a partial score.
+    for bad_ids, path in ((["1"], saved), (["1", "2"], tmp_path / "none.json")):
+        with pytest.raises(SystemExit) as exit_info:
+            bench.load_saved(path, bad_ids)
+        assert exit_info.value.code == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    saved.write_text("[]", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        bench.load_saved(saved, ["1", "2"])
+
+
 @pytest.mark.parametrize(
     "argv",
-    [["--set", "news"], ["--limit", "-1"], ["--limit", "ten"], ["--only", "newspaper"]],
+    [
+        ["--set", "news"],
+        ["--limit", "-1"],
+        ["--limit", "ten"],
+        ["--only", "newspaper"],
+        ["--saved", "rs-trafilatura"],
+        ["--saved", "=dir"],
+        ["--saved", "trafilatura=dir"],  # a label of the run's own extractors
+        ["--saved", "a=x", "--saved", "a=y"],
+    ],
 )
 def test_extraction_bench_refuses_bad_options(
     argv: list[str], capsys: pytest.CaptureFixture[str]

@@ -200,6 +200,10 @@ CHROME_STEMS: Final = _stems(
 COMMENT_TOKENS: Final = frozenset(
     {"comment", "comments", "disqus", "respond", "replies", "discussion", "reviews"}
 )
+# The start of a class/id word that names a shop's or a site's copy written for
+# search engines ("seo-text", "seoFooterCopy"): a category's description, which
+# readers of the page are shown as its text, even where the word also says "footer".
+SEO_COPY_PREFIX: Final = "seo"
 # Class/id tokens of a region that holds the main content.
 MAIN_TOKENS: Final = _words(
     "content article post entry main body text story blog prose markdown docs"

@@ -43,6 +43,7 @@ from rypsok.core.html.vocabulary import (
     RELATED_HEADINGS,
     RELATED_PREFIXES,
     SCRIPT_FALLBACK,
+    SEO_COPY_PREFIX,
     SKIP_STEM,
     STRONG,
     TABLE_PARTS,
@@ -216,6 +217,8 @@ def classify(an: Analysis) -> None:
                     an.unlinked[el] < _HARD_PROSE and _chrome_of_content(joined)
                 ):
                     an.bonus[el] = TOKEN_BONUS
+                elif _is_seo_copy(an, el, tokens):
+                    pass  # a category's description, never chrome (issue 35)
                 elif name not in HEADING_LEVELS and (
                     not tokens.isdisjoint(CHROME_TOKENS)
                     or any(s in joined for s in CHROME_STEMS)
@@ -229,6 +232,16 @@ def classify(an: Analysis) -> None:
                 an.bonus[el] = ARTICLE_BONUS if name == "article" else MAIN_BONUS
                 in_article = True
         stack.extend((c, in_article) for c in el.children if isinstance(c, Element))
+
+
+def _is_seo_copy(an: Analysis, el: Element, tokens: set[str]) -> bool:
+    """A box of prose its class or id names as copy for search engines: a shop's
+    category description, often in the page's footer zone and named so
+    ("field-seofootercopy"). Mostly unlinked text: a box of links so named (a
+    footer's farm of category links) is still chrome."""
+    if not any(t.startswith(SEO_COPY_PREFIX) for t in tokens):
+        return False
+    return an.unlinked[el] * 2 >= an.text_len[el] > 0
 
 
 def _names_comments(tokens: set[str], joined: str) -> bool:

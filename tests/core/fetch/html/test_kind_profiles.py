@@ -250,6 +250,35 @@ def test_issue_35_a_category_page_is_read_with_its_cards() -> None:
     assert "Cart" not in read  # the page's chrome stays out
 
 
+def seo_page(box: str) -> str:
+    """A category page whose only prose is its description, in a box its class
+    names as copy for search engines, after the grid of products."""
+    return (
+        "<html><head><title>Clogs</title></head><body><header><nav><a href='/'>Home</a>"
+        "<a href='/c'>Cart</a></nav></header><main><h1>Classic clogs</h1>"
+        "<div class='grid'>" + "".join(_card(i) for i in range(6)) + "</div>"
+        f"<div class='{box}'><p>{INTRO * 3}</p><p>{INTRO * 2}</p></div>"
+        "<div class='seo-footer-links'>"
+        + "".join(f"<a href='/c/{i}'>Clogs in size {i}</a> " for i in range(30))
+        + "</div></main><footer>Shop</footer></body></html>"
+    )
+
+
+@pytest.mark.parametrize("box", ["field-seofootercopy", "seoText", "category-seo-text"])
+def test_issue_35_a_categorys_copy_for_search_engines_is_its_text(box: str) -> None:
+    got = extract_blocks(parse_html(seo_page(box), keep_attributes=READ_ATTRIBUTES), SHOP)
+    read = "\n".join(got.blocks)
+    assert INTRO[:30] in read  # "footer" in the class does not make it chrome
+    assert "Clogs in size 7" not in read  # a box of links so named still is
+
+
+def test_issue_35_only_prose_so_named_is_kept_from_the_chrome() -> None:
+    an, _node = first_read(seo_page("field-seofootercopy"))
+    named = {(el.attributes.get("class") or ""): el for el in an.body.iter_elements()}
+    assert named["field-seofootercopy"] not in an.chrome
+    assert named["seo-footer-links"] in an.chrome  # mostly links: chrome as named
+
+
 # A product page: its description, then reviews that outweigh it, each an <article>.
 REVIEW = (
     "Bought this for my small flat and it has been excellent so far, quiet at night and "
