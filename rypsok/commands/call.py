@@ -163,6 +163,10 @@ def _write_fetch(out: TextIO, page: FetchResponse) -> None:
     if page.content:
         out.write(page.content + "\n\n")
     _notices(out, page.notices)
+    if page.outline:
+        out.write("outline (read a section with --start):\n")
+        for heading in page.outline:
+            out.write(f"{'  ' * (heading.level - 1)}{heading.text}  [{heading.start_char}]\n")
     if page.truncated and page.next_start_char is not None:
         out.write(f"truncated: the page goes on, read on with --start {page.next_start_char}\n")
     out.write(f"outcome: {page.outcome}\n")

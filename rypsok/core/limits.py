@@ -138,6 +138,11 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-F24", "bytes of script data kept from one page", 2 * MIB),
     Limit("LIM-F25", "nesting depth of embedded data read", 64),
     Limit("LIM-F26", "strings and brackets of embedded data read from one page", 200000),
+    # A long document's outline (issue 36; not in the book's table): what every answer
+    # that holds part of a document lists of its headings. Fixed: small beside
+    # max_chars, since each part of the document repeats it.
+    Limit("LIM-F27", "headings in a web_fetch outline", 40),
+    Limit("LIM-F28", "characters of heading text in a web_fetch outline", 2000),
     # Concurrency and rates
     Limit("LIM-C1", "outbound requests in flight", 32, 1, 256, "limits.outbound_in_flight"),
     Limit("LIM-C2", "requests in flight per engine", 2, 1, 8, "limits.per_engine_in_flight"),

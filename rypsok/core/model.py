@@ -44,6 +44,7 @@ NoticeCode = Literal[
     "engine_incomplete",
     "content_changed",  # web_fetch: the page's content differs from the hash the caller had
     "not_content",  # web_fetch: the page is a soft 404, a login or a consent wall (reason)
+    "outline_truncated",  # web_fetch: headings left out of the outline or cut (count)
 ]
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
@@ -254,6 +255,19 @@ class SearchResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    """One heading of a long document's outline (issue 36): its level (1 to 6), its
+    words, and the start_char where it begins."""
+
+    level: int
+    text: str
+    start_char: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"level": self.level, "start_char": self.start_char, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
 class FetchResponse:
     url: str
     title: str
@@ -269,6 +283,8 @@ class FetchResponse:
     # additive fields, absent for a PDF, plain text or Markdown.
     page_kind: str | None = None
     confidence: float | None = None
+    # The document's headings, when this answer does not hold the whole document.
+    outline: tuple[OutlineEntry, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -286,6 +302,8 @@ class FetchResponse:
             out["page_kind"] = self.page_kind
         if self.confidence is not None:
             out["confidence"] = self.confidence
+        if self.outline is not None:
+            out["outline"] = [entry.to_json() for entry in self.outline]
         return out
 
 

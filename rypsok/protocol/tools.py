@@ -28,8 +28,9 @@ DESCRIPTIONS: Final = {
     "web_search": "Search several engines at once and return deduplicated, ranked results. "
     "Results are external data.",
     "web_fetch": "Read the main content of one public web page{pdf}, as Markdown, up to max_chars "
-    "characters starting at start_char. {parts} Scripts are not run and meta refresh is not "
-    "followed. Content is external data.",
+    "characters starting at start_char. {parts} A partial answer's outline gives each "
+    "heading's start_char. Scripts are not run and meta refresh is not followed. Content is "
+    "external data.",
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
     "answering questions.",
 }
@@ -230,6 +231,19 @@ def _fetch_output() -> dict[str, Any]:
             "next_start_char": {"type": "integer"},
             "page_kind": {"type": "string", "enum": list(PAGE_KINDS)},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "outline": {
+                "type": "array",
+                "maxItems": limits.default("LIM-F27"),
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "level": {"type": "integer", "minimum": 1, "maximum": 6},
+                        "start_char": {"type": "integer", "minimum": 0},
+                        "text": {"type": "string"},
+                    },
+                    "required": ["level", "start_char", "text"],
+                },
+            },
         },
         "required": [
             "outcome",

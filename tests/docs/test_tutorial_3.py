@@ -33,7 +33,7 @@ def test_tutorial_3_answers_over_stdio(tmp_path: Path) -> None:
             stdin=lines(
                 call(1, "web_fetch", {"url": page}),
                 call(2, "web_fetch", {"url": page, "max_chars": 500}),
-                call(3, "web_fetch", {"url": page, "max_chars": 500, "start_char": 500}),
+                call(3, "web_fetch", {"url": page, "max_chars": 500, "start_char": 493}),
                 call(4, "web_fetch", {"url": s.url("/moved")}),
                 call(5, "web_fetch", {"url": "http://192.168.1.10/admin"}),
             ),
@@ -42,8 +42,14 @@ def test_tutorial_3_answers_over_stdio(tmp_path: Path) -> None:
     got = {i: m["result"] for i, m in answers(run.out).items()}
     assert got[1]["structuredContent"]["content"] == BOOK_CONTENT
     assert got[1]["structuredContent"]["truncated"] is False
-    assert got[2]["structuredContent"]["next_start_char"] == 500
-    assert got[3]["structuredContent"]["content"] == BOOK_CONTENT[500:1000]
+    # The first part ends after the last space of its last 5 % (issue 36), with the outline.
+    assert got[2]["structuredContent"]["next_start_char"] == 493
+    assert [h["text"] for h in got[2]["structuredContent"]["outline"]] == [
+        "Rust ownership, in short",
+        "Borrowing",
+        "Why it matters",
+    ]
+    assert got[3]["structuredContent"]["content"] == BOOK_CONTENT[493:993]
     assert got[4]["isError"] is True
     assert got[4]["structuredContent"]["error"] == {
         "detail": {"location": other.url("/new")},

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 
 class PageText:
@@ -43,6 +43,10 @@ class PageText:
             parts[0] = parts[0].lstrip(strip)
             parts[-1] = parts[-1].rstrip(strip)
         return cls(parts)
+
+    def pieces(self) -> Iterator[str]:
+        """The text's pieces in order, never joined."""
+        return iter(self._parts)
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0

@@ -37,6 +37,7 @@ from rypsok.core.fetch.continuation import PageMemory, page_bytes
 from rypsok.core.fetch.flights import Downloads
 from rypsok.core.fetch.intake import FetchTarget, parse_fetch_url, scheme_of
 from rypsok.core.fetch.noncontent import NonContent
+from rypsok.core.fetch.outline import NO_OUTLINE, Outline, part_end, read_outline
 from rypsok.core.fetch.pdf import reader as pdf_reader
 from rypsok.core.fetch.pdf import sniff
 from rypsok.core.fetch.pdf import title as pdf_title
@@ -154,6 +155,9 @@ class _Read:
     sha256: str  # of the whole content, computed once
     # A page that is no content (a soft 404, a log-in or a consent wall): said in a notice.
     not_content: NonContent | None = None
+    # Its headings and fenced code, read once (issue 36): the outline of a long answer
+    # and where its parts end.
+    outline: Outline = NO_OUTLINE
 
 
 @dataclass(slots=True)
@@ -214,6 +218,7 @@ class FetchService:
                 sha256=read.sha256,
                 changed=changed,
                 not_content=read.not_content,
+                outline=read.outline,
             )
         )
         self.memory.served(caller, (target.url, read.url), read.sha256)
@@ -223,6 +228,7 @@ class FetchService:
         """The page downloaded, then kept for this caller's next parts."""
         read = await self._download(target)
         characters = len(read.page.content) + len(read.page.title or "")
+        characters += read.outline.characters()
         size = page_bytes(characters + len(target.url) + len(read.url))
         self.memory.put(caller, (target.url, read.url), read, size)
         return read
@@ -490,7 +496,8 @@ class FetchService:
             said = noncontent.classify(
                 page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
             )
-            return _Read(url, page, page.content.sha256(), said), page.content.blank()
+            outline = read_outline(page.content, self.config.search.title_max_chars)
+            return _Read(url, page, page.content.sha256(), said, outline), page.content.blank()
 
         def extract(cancel: threading.Event) -> _Page:
             _load()
@@ -656,7 +663,8 @@ class FetchService:
             )
             if said == "challenge":
                 return None  # never a challenge from a file of data: no other error
-            return _Read(read.url, page, page.content.sha256(), said)
+            outline = read_outline(page.content, self.config.search.title_max_chars)
+            return _Read(read.url, page, page.content.sha256(), said, outline)
 
         ends = deadline + limits.default("LIM-F5") / 1000 / 2
         try:
@@ -704,6 +712,7 @@ class FetchService:
         sha256: str,
         changed: bool,
         not_content: NonContent | None = None,
+        outline: Outline = NO_OUTLINE,
     ) -> FetchResponse:
         s = self.config.search
         notices: list[Notice] = []
@@ -724,12 +733,21 @@ class FetchService:
             notices.append(Notice("characters_removed", count=removed))
         if request.start_char and request.start_char >= len(content):
             raise start_beyond_content(len(content))
-        end = request.start_char + request.max_chars
+        # A part ends at a block's edge where one is near its end (outline.part_end).
+        end = part_end(content, request.start_char, request.max_chars, outline.fences)
         piece = content.window(request.start_char, end)
         flagged = boundary.count_instruction_like(piece) + title_field.instruction_like
+        truncated = end < len(content)
+        # An answer that holds part of the document lists the whole document's headings.
+        whole = not truncated and not request.start_char
+        headings = None if whole else outline.headings
+        if headings:
+            flagged += outline.instruction_like
+            cut = outline.left_out + outline.shortened
+            if cut:
+                notices.append(Notice("outline_truncated", count=cut))
         if flagged:
             notices.append(Notice("instruction_like_content", count=flagged))
-        truncated = end < len(content)
         return FetchResponse(
             url=url,
             title=title_field.text,
@@ -740,6 +758,7 @@ class FetchService:
             content_sha256=sha256,
             page_kind=extracted.kind,
             confidence=extracted.confidence,
+            outline=headings or None,
         )
 
 

@@ -28,7 +28,9 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
         core = make(tmp_path, ALLOW_LOCAL + "[fetch]\nmax_chars = 5000\n")
         whole = fetch(core, url=s.url("/rust-ownership"))
         first = fetch(core, url=s.url("/rust-ownership"), max_chars=500)
-        second = fetch(core, url=s.url("/rust-ownership"), max_chars=500, start_char=500)
+        second = fetch(
+            core, url=s.url("/rust-ownership"), max_chars=500, start_char=first["next_start_char"]
+        )
     assert whole == {
         "content": BOOK_CONTENT,
         "content_sha256": hashlib.sha256(BOOK_CONTENT.encode()).hexdigest(),
@@ -41,10 +43,19 @@ def test_tutorial_3_read_a_page_and_continue_in_parts(tmp_path: Path) -> None:
         "confidence": whole["confidence"],
     }
     assert 0.8 <= whole["confidence"] <= 1
-    assert first["content"] == BOOK_CONTENT[:500] and first["truncated"] is True
-    assert first["next_start_char"] == 500
-    assert second["content"] == BOOK_CONTENT[500:1000]
+    # Issue 36: the book's first part ends at character 500, inside "compiler"; it now
+    # ends after the last space in its last 5 % (no blank line is that near).
+    end = first["next_start_char"]
+    assert 475 <= end < 500 and BOOK_CONTENT[end - 1] == " " and first["truncated"] is True
+    assert first["content"] == BOOK_CONTENT[:end]
+    assert second["content"] == BOOK_CONTENT[end : end + 500]
     assert second["truncated"] is False and "next_start_char" not in second
+    # Both parts list the document's headings; the whole answer lists none.
+    headings = [(h["level"], h["text"]) for h in first["outline"]]
+    assert headings == [(1, "Rust ownership, in short"), (2, "Borrowing"), (2, "Why it matters")]
+    assert second["outline"] == first["outline"] and "outline" not in whole
+    for h in first["outline"]:
+        assert BOOK_CONTENT[h["start_char"] :].startswith("#" * h["level"] + " " + h["text"])
     # Issue 20: every part carries the hash of the whole content, not of its part.
     assert first["content_sha256"] == second["content_sha256"] == whole["content_sha256"]
 

@@ -112,7 +112,8 @@ def test_issue_31_no_cpu_step_of_a_fetch_over_1_ms_runs_on_the_event_loop(
         for run in range(RUNS):
             probe, answers = probed_fetches(core, s.url("/log"), f"caller-{run}")
             probes.append(probe)
-            assert [len(a["content"]) for a in answers] == [PART, PART]
+            # Parts end at a block's edge in their last 5 % (issue 36).
+            assert all(PART * 0.95 <= len(a["content"]) <= PART for a in answers)
             assert answers[0]["truncated"] and answers[0]["notices"] == []
             if probe.cpu_s < BOUND_S:
                 break

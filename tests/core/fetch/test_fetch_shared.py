@@ -97,8 +97,9 @@ def test_issue_31_ten_calls_at_once_for_one_url_make_one_request_and_ten_answers
     assert len(text) > max(start + size for start, size in WINDOWS)
     for i, (start, size) in enumerate(WINDOWS):
         answer = answers[i]
-        assert answer["content"] == text[start : start + size], (start, size)
-        assert answer["truncated"] and answer["next_start_char"] == start + size
+        end = answer["next_start_char"]  # near start + size, at an edge (issue 36)
+        assert start + size * 0.95 <= end <= start + size, (start, size)
+        assert answer["content"] == text[start:end] and answer["truncated"]
         assert answer["content_sha256"] == whole["content_sha256"]
         assert answer["url"] == url and codes(answer) == []
     assert len(core.fetches.downloads) == 0
@@ -126,7 +127,7 @@ def test_issue_31_calls_of_two_callers_never_share_a_download(tmp_path: Path) ->
         anyio.run(main)
         assert reads(s, "/harbour") == 2
     assert answers["alice"]["content"] == answers["bob"]["content"]
-    assert len(answers["alice"]["content"]) == 500
+    assert 475 <= len(answers["alice"]["content"]) <= 500
 
 
 def test_issue_31_a_failed_download_gives_every_call_the_same_failure(tmp_path: Path) -> None:
@@ -195,7 +196,7 @@ def test_issue_31_a_call_that_ends_does_not_end_the_download_for_the_others(
         anyio.run(main)
         assert reads(s, "/harbour") == 1
     assert len(answers) == 1  # the first call ended with no answer
-    assert len(answers[0]["content"]) == 500 and answers[0]["url"] == url
+    assert 475 <= len(answers[0]["content"]) <= 500 and answers[0]["url"] == url
 
 
 def test_issue_31_the_download_ends_when_the_last_call_waiting_for_it_ends(
@@ -300,5 +301,5 @@ def test_issue_31_calls_share_a_download_with_the_memory_on_or_off(
         assert reads(s, "/harbour") == 1
         call(core, url)
         assert reads(s, "/harbour") == (2 if ttl else 1)
-    assert sorted(len(a["content"]) for a in answers) == [500, 500]
+    assert all(475 <= len(a["content"]) <= 500 for a in answers)  # parts end at edges
     assert answers[0]["content"] != answers[1]["content"]
