@@ -61,6 +61,8 @@ TABLE: Final[dict[str, Limit]] = _rows(
         "search.connect_timeout_ms",
     ),
     Limit("LIM-S13", "maximum duration of an engine_status call, ms", 200),
+    # site: and -site: terms read from one query (issue 36; not in the book's table).
+    Limit("LIM-S14", "site: terms in one web_search query", 10),
     # Fetch
     Limit("LIM-F1", "max_chars", 3000, 500, None, "fetch.max_chars"),
     Limit("LIM-F2", "ceiling of max_chars", 20000, 500, 100000, "fetch.max_chars_ceiling"),

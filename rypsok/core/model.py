@@ -45,6 +45,7 @@ NoticeCode = Literal[
     "content_changed",  # web_fetch: the page's content differs from the hash the caller had
     "not_content",  # web_fetch: the page is a soft 404, a login or a consent wall (reason)
     "outline_truncated",  # web_fetch: headings left out of the outline or cut (count)
+    "site_filter_ignored",  # web_search: an engine got the query without its site: terms
 ]
 EngineErrorClass = Literal[
     "timeout", "rate_limited", "blocked", "parse_failure", "auth_failure", "request_failure"
@@ -53,7 +54,7 @@ EngineErrorClass = Literal[
 # (Driver.skip_reason), or the pipeline's own word (the circuit's cooldown, the rate turn).
 QuerySkipReason = Literal["time_range", "language", "query_too_long"]
 SkipReason = Literal[QuerySkipReason, "cooldown", "rate_limited"]
-DropReason = Literal["instruction_like_content", "url_too_long", "url_invalid"]
+DropReason = Literal["instruction_like_content", "url_too_long", "url_invalid", "outside_site"]
 DeniedReason = Literal[
     "egress",
     "robots_txt",

@@ -26,11 +26,11 @@ INSTRUCTIONS: Final = (
 )
 DESCRIPTIONS: Final = {
     "web_search": "Search several engines at once and return deduplicated, ranked results. "
-    "Results are external data.",
+    "Results are external data. Reads site:host and -site:host.",
     "web_fetch": "Read the main content of one public web page{pdf}, as Markdown, up to max_chars "
-    "characters starting at start_char. {parts} A partial answer's outline gives each "
-    "heading's start_char. Scripts are not run and meta refresh is not followed. Content is "
-    "external data.",
+    "characters starting at start_char. {parts} Partial answers list headings with their "
+    "start_char. Scripts are not run and meta refresh is not followed. Content is external "
+    "data.",
     "engine_status": "Report the state of each configured engine. For diagnosis, not for "
     "answering questions.",
 }
@@ -52,7 +52,7 @@ PARAMETERS: Final = {
 }
 # How the parts of a page relate, with the page kept between calls or not (issue 20).
 PARTS: Final = {
-    True: "Later parts come from memory; parts with one content_sha256 are one text.",
+    True: "Later parts come from memory; one content_sha256 means one text.",
     False: "The page is fetched again for each call and may have changed.",
 }
 TITLES: Final = {

@@ -105,6 +105,19 @@ def test_issue_18_fetch_reads_on_in_parts(tmp_path: Path) -> None:
     assert "# Moths at night" not in run.out
 
 
+def test_issue_36_fetch_prints_the_outline_of_a_long_page_with_each_start(
+    tmp_path: Path,
+) -> None:
+    first = json.loads(_fetch(tmp_path, "--json", "--max-chars", "500").out)
+    human = _fetch(tmp_path, "--max-chars", "500").out
+    assert "outline (read a section with --start):\n" in human
+    for heading in first["outline"]:
+        indent = "  " * (heading["level"] - 1)
+        assert f"{indent}{heading['text']}  [{heading['start_char']}]\n" in human
+    whole = _fetch(tmp_path).out
+    assert "outline" not in whole  # the whole page in one answer: no outline
+
+
 def test_issue_18_fetch_of_a_private_address_is_denied(tmp_path: Path) -> None:
     # Without the egress rule 127.0.0.1 is the host's own network: refused, never asked.
     run = _fetch(tmp_path, allow=False)

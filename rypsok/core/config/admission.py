@@ -19,6 +19,9 @@ CATEGORIES: tuple[str, ...] = ("general", "news", "science", "code")
 Endpoint = Literal["web", "news"]
 
 
+SiteTerms = Literal["none", "one", "any"]
+
+
 @dataclass(frozen=True, slots=True)
 class Admission:
     driver: str  # the value of `type` in an [engines.<id>] table
@@ -45,6 +48,10 @@ class Admission:
     # The answer is a page made for people: the driver's parse runs in a worker thread
     # under the parsing permits shared with web_fetch (LIM-C5), never on the event loop.
     html_answer: bool = False
+    # What the provider understands of site: terms in its query (issue 36): "any" (one
+    # or several hosts, joined with OR, and -site:), "one" (a single site: host, and
+    # -site:) or "none". Results are filtered by host whatever it says.
+    site_terms: SiteTerms = "none"
 
 
 WIKIPEDIA: Final = Admission(
@@ -77,6 +84,7 @@ BRAVE: Final = Admission(
     time_ranges=True,
     endpoints=("web", "news"),
     response_bytes=limits.default("LIM-E1"),
+    site_terms="any",  # its search operators: site:, -site:, OR
 )
 
 DUCKDUCKGO: Final = Admission(
@@ -94,6 +102,7 @@ DUCKDUCKGO: Final = Admission(
     takes_count=False,  # the endpoint has no count: a page holds what it holds
     response_bytes=limits.default("LIM-E2"),
     html_answer=True,
+    site_terms="one",  # its syntax help names site: and -site:, one host at a time
 )
 
 SEARXNG: Final = Admission(
@@ -114,6 +123,9 @@ SEARXNG: Final = Admission(
     operator_instance=True,
     takes_count=False,
     response_bytes=limits.default("LIM-E1"),
+    # Passed on as words to the instance's upstream engines, which read one site: host
+    # (Google, Bing, DuckDuckGo); rypsok filters what comes back.
+    site_terms="one",
 )
 
 # What an operator may set for an engine of an operator_instance record: (least, most).

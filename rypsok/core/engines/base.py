@@ -150,6 +150,29 @@ def header_lookup(fields: Mapping[str, str] | Iterable[tuple[str, str]]) -> Head
     return lookup
 
 
+def query_text(admission: Admission, query: EngineQuery) -> str:
+    """The query as this provider is sent it: its words, then its site: terms in the
+    provider's own form where its admission record says it reads them (issue 36)."""
+    if admission.site_terms == "none":
+        return query.query
+    terms: list[str] = []
+    if len(query.sites) == 1:
+        terms.append(f"site:{query.sites[0]}")
+    elif query.sites and admission.site_terms == "any":
+        terms.append("(" + " OR ".join(f"site:{host}" for host in query.sites) + ")")
+    terms += [f"-site:{host}" for host in query.not_sites]
+    return " ".join([query.query, *terms])
+
+
+def sites_honoured(admission: Admission, query: EngineQuery) -> bool:
+    """Whether the provider is sent every site: term of the query (query_text)."""
+    if not (query.sites or query.not_sites):
+        return True
+    if admission.site_terms == "none":
+        return False
+    return admission.site_terms == "any" or len(query.sites) <= 1
+
+
 def query_too_long(admission: Admission, query: str) -> bool:
     """The record's query bounds: characters (code points) and, where set, words."""
     if len(query) > admission.max_query_chars:

@@ -198,7 +198,7 @@ class BraveDriver:
             return "language"
         if query.time_range is not None and query.time_range not in _FRESHNESS:
             return "time_range"
-        if base.query_too_long(self.admission, query.query):
+        if base.query_too_long(self.admission, base.query_text(self.admission, query)):
             return "query_too_long"
         return None
 
@@ -211,7 +211,7 @@ class BraveDriver:
             # no request goes out without the token.
             raise EngineFailure("auth_failure")
         params = {
-            "q": query.query,
+            "q": base.query_text(self.admission, query),
             "count": str(max(1, min(query.count, MAX_COUNT))),
             "search_lang": lang,
             "country": country(query.region),

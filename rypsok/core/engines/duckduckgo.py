@@ -31,6 +31,7 @@ from rypsok.core.engines.base import (
     HeaderLookup,
     OutboundRequest,
     PageDriver,
+    query_text,
     query_too_long,
     text,
 )
@@ -88,12 +89,12 @@ class DuckDuckGoDriver:
     def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if query.time_range is not None and query.time_range not in _PERIOD:
             return "time_range"
-        if query_too_long(self.admission, query.query):
+        if query_too_long(self.admission, query_text(self.admission, query)):
             return "query_too_long"
         return None  # languages = All: every tag gives a kl value
 
     def request(self, query: EngineQuery) -> OutboundRequest:
-        params = {"q": query.query, "kl": kl(query.language, query.region)}
+        params = {"q": query_text(self.admission, query), "kl": kl(query.language, query.region)}
         safe = _SAFE.get(query.safe_search)
         if safe is not None:
             params["kp"] = safe

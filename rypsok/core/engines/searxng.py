@@ -94,13 +94,13 @@ class SearxngDriver:
     def skip_reason(self, query: EngineQuery) -> QuerySkipReason | None:
         if query.time_range is not None and query.time_range not in TIME_RANGES:
             return "time_range"
-        if base.query_too_long(self.admission, query.query):
+        if base.query_too_long(self.admission, base.query_text(self.admission, query)):
             return "query_too_long"
         return None
 
     def request(self, query: EngineQuery) -> OutboundRequest:
         params = {
-            "q": query.query,
+            "q": base.query_text(self.admission, query),
             "format": "json",
             "categories": CATEGORY[query.category],
             "language": language(query.language),

@@ -117,7 +117,7 @@ class WikipediaDriver:
             return "language"
         if query.time_range is not None:
             return "time_range"  # the API has no period filter (time_ranges = None)
-        if base.query_too_long(self.admission, query.query):
+        if base.query_too_long(self.admission, base.query_text(self.admission, query)):
             return "query_too_long"
         return None
 
@@ -125,7 +125,7 @@ class WikipediaDriver:
         params = {
             "action": "query",
             "list": "search",
-            "srsearch": query.query,
+            "srsearch": base.query_text(self.admission, query),
             "srlimit": str(max(1, query.count)),
             "srprop": "snippet|timestamp",
             "format": "json",

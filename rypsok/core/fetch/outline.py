@@ -7,9 +7,9 @@ offset is one a caller can pass back as ``start_char``:
   outside fenced code), each with its level, its words (link targets, emphasis and
   escapes taken out, then cleaned and bounded like a title) and the offset of its
   first ``#``. Over LIM-F27 headings or LIM-F28 characters of their text, the
-  deepest level goes first, then the next (a coarse outline of the whole document
-  beats a fine one of its first screens), and last the entries at the end; how many
-  went is counted.
+  levels that fit whole are listed, coarsest first, and of the next level as many
+  as still fit, evenly spread over the document (a coarse outline that reaches
+  the end beats a fine one of the first screens); how many went is counted.
 * the fenced code blocks, so that a part's end is looked for outside them.
 
 One pass over the text, with a regular expression that stops only at lines that
@@ -119,21 +119,7 @@ def _bounded(
             continue  # invisible characters only: nothing a reader sees
         heading = Heading(level, field.text, where)
         entries.append((heading, field.truncated or long, field.instruction_like > 0))
-    kept = entries
-    levels = sorted({h.level for h, _, _ in entries})
-    # The deepest level present goes while over a bound; the coarsest always stays.
-    while len(levels) > 1 and (
-        len(kept) > MAX_ENTRIES or sum(len(h.text) for h, _, _ in kept) > MAX_TEXT
-    ):
-        deepest = levels.pop()
-        kept = [e for e in kept if e[0].level < deepest]
-    listed: list[tuple[Heading, bool, bool]] = []
-    size = 0
-    for entry in kept:  # still over: one level of thousands of headings
-        if len(listed) == MAX_ENTRIES or size + len(entry[0].text) > MAX_TEXT:
-            break
-        listed.append(entry)
-        size += len(entry[0].text)
+    listed = _chosen(entries)
     return Outline(
         headings=tuple(h for h, _, _ in listed),
         left_out=len(entries) - len(listed),
@@ -141,6 +127,42 @@ def _bounded(
         instruction_like=sum(1 for _, _, flagged in listed if flagged),
         fences=fences,
     )
+
+
+_Entry = tuple[Heading, bool, bool]  # a heading, whether cut, whether instruction-like
+
+
+def _fits(entries: list[_Entry]) -> bool:
+    return len(entries) <= MAX_ENTRIES and sum(len(e[0].text) for e in entries) <= MAX_TEXT
+
+
+def _chosen(entries: list[_Entry]) -> list[_Entry]:
+    """The headings listed: every level that fits whole, from the coarsest down; then,
+    of the first level that does not, as many as still fit, spread evenly over the
+    document (every k-th), so the outline reaches its end. In document order."""
+    if _fits(entries):
+        return entries
+    levels = sorted({e[0].level for e in entries})
+    whole: list[_Entry] = []
+    spread: list[_Entry] = []
+    for level in levels:
+        more = [e for e in entries if e[0].level <= level]
+        if not _fits(more):
+            spread = [e for e in entries if e[0].level == level]
+            break
+        whole = more
+    room = MAX_ENTRIES - len(whole)
+    text = MAX_TEXT - sum(len(e[0].text) for e in whole)
+    picked: list[_Entry] = []
+    if room > 0:
+        step = len(spread) / room
+        for i in range(room):
+            entry = spread[int(i * step)]
+            if len(entry[0].text) > text:
+                break
+            picked.append(entry)
+            text -= len(entry[0].text)
+    return sorted(whole + picked, key=lambda e: e[0].start_char)
 
 
 def _in_fence(fences: array[int], at: int) -> bool:

@@ -28,7 +28,14 @@ import anyio
 
 from rypsok.core import boundary, privacy
 from rypsok.core.config.settings import Config, EngineSettings
-from rypsok.core.engines.base import Admission, Driver, EngineFailure, PageDriver, PartialAnswer
+from rypsok.core.engines.base import (
+    Admission,
+    Driver,
+    EngineFailure,
+    PageDriver,
+    PartialAnswer,
+    sites_honoured,
+)
 from rypsok.core.engines.health import HealthRegistry
 from rypsok.core.engines.registry import endpoint_for
 from rypsok.core.model import (
@@ -51,6 +58,7 @@ from rypsok.core.net.hostname import is_loopback_url
 from rypsok.core.permits import Permit, run_under_permit
 from rypsok.core.search.rank import EngineAnswer, rank
 from rypsok.core.search.request import SearchRequest
+from rypsok.core.search.sites import SiteFilter, read_sites, result_host
 from rypsok.core.store.base import Store
 from rypsok.core.store.values import CacheKey, EngineQuery, RawResult
 from rypsok.core.telemetry import counters, log
@@ -113,9 +121,10 @@ class SearchService:
         deadline = anyio.current_time() + s.deadline_ms / 1000
         notices: list[Notice] = []
         query, masked, flagged = self._secret_check(request.query)
+        sites = _sites(query, masked, request.sites)
 
         engine_query = EngineQuery(
-            query=query,
+            query=sites.text,
             category=request.category,
             language=request.language,
             region=s.region,
@@ -123,12 +132,21 @@ class SearchService:
             time_range=request.time_range,
             count=s.results_per_engine,
             engine_timeout_ms=s.engine_timeout_ms,
+            sites=sites.include,
+            not_sites=sites.exclude,
         )
         # A flagged query (warned about or masked) neither reads nor feeds the cache.
         cache_caller = None if flagged else caller
         selected = await self._select(request, engine_query, deadline, notices, cache_caller)
         if not selected:
             raise _nothing_selected(request.category, notices)
+        # An engine sent the query without some of its site: terms: rypsok filters its
+        # results by host all the same, but it searched more widely than asked.
+        notices += [
+            Notice("site_filter_ignored", i.engine.id)
+            for i in selected
+            if not sites_honoured(i.engine.admission, engine_query)
+        ]
 
         outcomes: dict[str, list[RawResult] | _Failed] = {
             i.engine.id: list(i.cached) for i in selected if i.cached is not None
@@ -166,7 +184,7 @@ class SearchService:
             late = overall.cancelled_caught or anyio.current_time() >= deadline
             raise search_deadline() if late else all_failed()
 
-        results, content_notices = self._results(request, answered, outcomes)
+        results, content_notices = self._results(request, answered, outcomes, sites)
         notices += content_notices
         if masked:
             notices.append(Notice("credential_masked", count=masked))
@@ -442,13 +460,19 @@ class SearchService:
         request: SearchRequest,
         answered: list[_Selected],
         outcomes: Mapping[str, list[RawResult] | _Failed],
+        sites: SiteFilter,
     ) -> tuple[list[SearchResult], list[Notice]]:
-        """Rank every answer, then clean in rank order and keep max_results."""
+        """Keep the results on the query's sites, rank every answer, then clean in rank
+        order and keep max_results."""
         s = self.config.search
         answers = []
+        outside: set[str] = set()
+        hosts: dict[str, bool] = {}  # host -> admitted, judged once a search
         for item in answered:
             raw = outcomes[item.engine.id]
             assert isinstance(raw, list)
+            if sites:
+                raw = _on_sites(raw, sites, hosts, outside)
             # A RawResult has an Observation's fields: rank reads it as it is.
             answers.append(EngineAnswer(item.engine.id, item.engine.preference, raw))
         # Without dropping, the loop below keeps the first max_results and looks no
@@ -462,6 +486,8 @@ class SearchService:
             i.engine.admission.attribution_required for i in answered
         )
         dropped: dict[str, int] = dict(ranking.dropped)
+        if outside:
+            dropped["outside_site"] = len(outside)
         counts: dict[NoticeCode, int] = {
             "title_truncated": 0,
             "snippet_truncated": 0,
@@ -504,6 +530,42 @@ class SearchService:
         ]
         notices += [Notice(code, count=count) for code, count in counts.items() if count]
         return kept, notices
+
+
+def _sites(query: str, masked: int, given: SiteFilter | None) -> SiteFilter:
+    """The site terms of the query the engines are sent. A masked query is read again:
+    its words must be the masked ones; should masking have broken a term, the hosts read
+    before stay and the masked query goes as it is."""
+    if given is None:
+        return SiteFilter(query)
+    if not masked:
+        return given
+    try:
+        return read_sites(query)
+    except ToolError:
+        return SiteFilter(query, given.include, given.exclude)
+
+
+def _on_sites(
+    raw: list[RawResult], sites: SiteFilter, hosts: dict[str, bool], outside: set[str]
+) -> list[RawResult]:
+    """The results whose host the site terms admit; the URLs of the others go in
+    ``outside`` (counted once each, as results_dropped counts). A URL without a host is
+    kept for ranking to drop."""
+    kept: list[RawResult] = []
+    for result in raw:
+        host = result_host(result.url)
+        if host is None:
+            kept.append(result)
+            continue
+        admitted = hosts.get(host)
+        if admitted is None:
+            admitted = hosts[host] = sites.admits(host)
+        if admitted:
+            kept.append(result)
+        else:
+            outside.add(result.url)
+    return kept
 
 
 def _nothing_selected(category: str, notices: list[Notice]) -> ToolError:

@@ -15,6 +15,7 @@ from typing import Any, Final
 from rypsok.core.arguments import integer_in_range, only_known, required_text
 from rypsok.core.config.settings import Config
 from rypsok.core.model import invalid_choice, invalid_range
+from rypsok.core.search.sites import SiteFilter, read_sites
 
 TIME_RANGES: Final = ("day", "week", "month", "year")
 
@@ -26,6 +27,8 @@ class SearchRequest:
     max_results: int
     language: str
     time_range: str | None
+    # Its site: and -site: terms, read (search/sites.py); none by default.
+    sites: SiteFilter | None = None
 
     def __repr__(self) -> str:  # the query is the caller's, possibly confidential
         return (
@@ -64,4 +67,5 @@ def search_request(config: Config, arguments: Mapping[str, Any]) -> SearchReques
         not isinstance(time_range, str) or time_range not in TIME_RANGES
     ):
         raise invalid_choice("time_range", TIME_RANGES)
-    return SearchRequest(query, category, max_results, language, time_range)
+    # Its site: terms are read here, before any work: a term that names no host is refused.
+    return SearchRequest(query, category, max_results, language, time_range, read_sites(query))

@@ -30,6 +30,10 @@ class EngineQuery:
     # What rypsok waits for one engine request (LIM-S5): a metasearch instance is told to
     # give up on its own upstreams before then.
     engine_timeout_ms: int = limits.default("LIM-S5")
+    # The query's site: and -site: hosts (search/sites.py); `query` is then its other
+    # words, and each driver adds the terms in its provider's form (base.query_text).
+    sites: tuple[str, ...] = ()
+    not_sites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,14 +64,22 @@ def test_issue_36_ten_thousand_headings_keep_the_coarse_levels_within_the_bounds
     outline = read_outline(text_of(*blocks), TITLE_MAX)
     assert len(outline.headings) <= ENTRIES
     assert sum(len(h.text) for h in outline.headings) <= TEXT
-    # 25 headings of level 1 and 225 of level 2: level 3 goes, then level 2.
-    assert [h.level for h in outline.headings] == [1] * 25
-    assert outline.left_out == 10000 - 25
+    # 25 headings of level 1 fit whole; 225 of level 2 do not: 15 of them, every 15th,
+    # fill the outline to its bound, so it reaches the end of the document.
+    levels = [h.level for h in outline.headings]
+    assert levels.count(1) == 25 and levels.count(2) == ENTRIES - 25 and 3 not in levels
+    seconds = [h for h in outline.headings if h.level == 2]
+    assert seconds[0].text == "Part 40" and int(seconds[-1].text.split()[1]) > 9000
+    assert [h.start_char for h in outline.headings] == sorted(
+        h.start_char for h in outline.headings
+    )
+    assert outline.left_out == 10000 - ENTRIES
 
 
-def test_issue_36_one_level_of_thousands_lists_the_first_that_fit() -> None:
+def test_issue_36_one_level_of_thousands_is_sampled_over_the_whole_document() -> None:
     outline = read_outline(text_of(*[f"## Item {i}" for i in range(5000)]), TITLE_MAX)
-    assert [h.text for h in outline.headings] == [f"Item {i}" for i in range(ENTRIES)]
+    step = 5000 // ENTRIES
+    assert [h.text for h in outline.headings] == [f"Item {i * step}" for i in range(ENTRIES)]
     assert outline.left_out == 5000 - ENTRIES
 
 
@@ -214,8 +222,11 @@ def test_issue_36_thousands_of_headings_give_a_bounded_outline_and_a_notice(
     html = f"<html><body><main><h1>Valves</h1>{body}</main></body></html>".encode()
     with site({"/steps": Page(body=html)}) as s:
         answer = fetch(make(tmp_path, ALLOW_LOCAL), url=s.url("/steps"))
-    assert [h["text"] for h in answer["outline"]] == ["Valves"]  # level 3 left out
-    assert {"code": "outline_truncated", "count": 3000} in answer["notices"]
+    texts = [h["text"] for h in answer["outline"]]
+    # The title, then level 3 sampled evenly: every 3000/39th step, to the end.
+    assert len(texts) == limits.default("LIM-F27") and texts[0] == "Valves"
+    assert texts[1] == "Step 0" and int(texts[-1].split()[1]) > 2900
+    assert {"code": "outline_truncated", "count": 3001 - len(texts)} in answer["notices"]
 
 
 def test_issue_36_an_instruction_like_heading_is_counted_in_the_notice(tmp_path: Path) -> None:

@@ -261,6 +261,8 @@ def test_req_cache_003_every_field_of_the_key_separates_entries() -> None:
         "time_range": "week",
         "count": 20,
         "engine_timeout_ms": 1500,
+        "sites": ("python.org",),  # issue 36: the site terms are part of the request
+        "not_sites": ("reddit.com",),
     }
     assert set(changes) == {f.name for f in dataclasses.fields(EngineQuery)}
     others += [
