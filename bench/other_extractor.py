@@ -46,6 +46,7 @@ EXTRACTORS: dict[str, tuple[str, Callable[[], Callable[[str, str | None], str]]]
 
 
 def _scorer(folder: Path) -> ModuleType:
+    # bench.extraction.load_scorer's twin: this script runs where rypsok is not installed.
     spec = importlib.util.spec_from_file_location("aeb_score", folder / "score.py")
     if spec is None or spec.loader is None:
         raise SystemExit(f"no scorer in {folder}")

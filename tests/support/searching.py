@@ -15,6 +15,7 @@ import pytest
 from rypsok.core.config import load
 from rypsok.core.facade import Rypsok
 from rypsok.core.model import ToolError
+from rypsok.core.store.values import EngineQuery
 from tests.support.fake_engines import FakeClient
 
 WIKI = "en.wikipedia.org"
@@ -69,6 +70,20 @@ class EndsRecorded(FakeClient):
         finally:
             host = url.split("/")[2]
             self.ended[host] = time.monotonic()
+
+
+def engine_query(**changes: Any) -> EngineQuery:
+    """One engine's share of a search for "rust", in English, with these fields changed."""
+    base = EngineQuery(
+        query="rust",
+        category="general",
+        language="en",
+        region="US",
+        safe_search="moderate",
+        time_range=None,
+        count=10,
+    )
+    return dataclasses.replace(base, **changes)
 
 
 def run_search(core: Rypsok, **arguments: Any) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from tests.support.fake_engines import FakeClient, brave, fixture, wikipedia
 from tests.support.mcp_lines import call
 from tests.support.paths import REPO
 from tests.support.run import check
-from tests.support.searching import BRAVE, WIKI, make
+from tests.support.searching import BRAVE, WIKI, engine_query, make
 from tests.support.standin import mediawiki
 
 CACHE_ON = "[cache]\nenabled = true\n"
@@ -69,17 +69,7 @@ def brave_calls(fake: FakeClient) -> int:
     return sum(1 for c in fake.calls if c[0] == BRAVE)
 
 
-def query(**changes: Any) -> EngineQuery:
-    base = EngineQuery(
-        query="rust",
-        category="general",
-        language="en",
-        region="US",
-        safe_search="moderate",
-        time_range=None,
-        count=10,
-    )
-    return dataclasses.replace(base, **changes)
+query = engine_query
 
 
 def answer(*titles: str, markup: bool = True) -> tuple[RawResult, ...]:

@@ -17,7 +17,7 @@ from rypsok.core.model import ToolError
 from rypsok.core.search.sites import read_sites, result_host
 from rypsok.core.store.values import EngineQuery
 from tests.support.fake_engines import brave, wikipedia
-from tests.support.searching import BRAVE, WIKI, make, run_error, run_search
+from tests.support.searching import BRAVE, WIKI, engine_query, make, run_error, run_search
 
 # -- reading the terms ---------------------------------------------------------------------
 
@@ -91,17 +91,7 @@ def test_issue_36_result_hosts_are_matched_in_ascii() -> None:
 
 
 def query(sites: tuple[str, ...], not_sites: tuple[str, ...] = ()) -> EngineQuery:
-    return EngineQuery(
-        query="tasks",
-        category="general",
-        language="en",
-        region="US",
-        safe_search="moderate",
-        time_range=None,
-        count=10,
-        sites=sites,
-        not_sites=not_sites,
-    )
+    return engine_query(query="tasks", sites=sites, not_sites=not_sites)
 
 
 def test_issue_36_each_driver_gets_the_terms_its_record_admits() -> None:
