@@ -45,6 +45,9 @@ class SiteFilter:
     def __bool__(self) -> bool:
         return bool(self.include or self.exclude)
 
+    def __repr__(self) -> str:  # words of the caller's query: counts only
+        return f"SiteFilter(include={len(self.include)}, exclude={len(self.exclude)})"
+
     def admits(self, host: str) -> bool:
         """Whether a result on ``host`` (ASCII, lower case) is kept."""
         if any(host_matches(host, site) for site in self.exclude):

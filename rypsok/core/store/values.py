@@ -32,8 +32,9 @@ class EngineQuery:
     engine_timeout_ms: int = limits.default("LIM-S5")
     # The query's site: and -site: hosts (search/sites.py); `query` is then its other
     # words, and each driver adds the terms in its provider's form (base.query_text).
-    sites: tuple[str, ...] = ()
-    not_sites: tuple[str, ...] = ()
+    # Words of the query, so never in a repr either.
+    sites: tuple[str, ...] = field(default=(), repr=False)
+    not_sites: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)

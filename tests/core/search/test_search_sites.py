@@ -94,6 +94,14 @@ def query(sites: tuple[str, ...], not_sites: tuple[str, ...] = ()) -> EngineQuer
     return engine_query(query="tasks", sites=sites, not_sites=not_sites)
 
 
+def test_issue_36_the_site_hosts_stay_out_of_an_engine_querys_repr() -> None:
+    # They are words of the query, which may be confidential and never reaches a log.
+    shown = repr(query(("intranet-secret.example",), ("other-secret.example",)))
+    assert "secret" not in shown and "tasks" not in shown
+    read = repr(read_sites("tasks site:intranet-secret.example"))
+    assert "secret" not in read and "tasks" not in read
+
+
 def test_issue_36_each_driver_gets_the_terms_its_record_admits() -> None:
     one, two = query(("a.org",), ("b.org",)), query(("a.org", "c.net"), ("b.org",))
     brave_record, ddg = ADMISSIONS["brave"], ADMISSIONS["duckduckgo"]
