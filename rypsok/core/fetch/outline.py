@@ -67,6 +67,7 @@ class Outline:
 
 
 NO_OUTLINE = Outline((), 0, 0, 0, array("q"))
+_Entry = tuple[Heading, bool, bool]  # a heading, whether cut, whether instruction-like
 
 
 def _plain(markdown: str) -> str:
@@ -112,7 +113,7 @@ def read_outline(text: PageText, title_max_chars: int) -> Outline:
 def _bounded(
     found: list[tuple[int, str, int, bool]], fences: array[int], title_max_chars: int
 ) -> Outline:
-    entries: list[tuple[Heading, bool, bool]] = []  # heading, shortened, instruction-like
+    entries: list[_Entry] = []
     for level, words, where, long in found:
         field = boundary.clean_field(_plain(words), markup=False, limit=title_max_chars)
         if not field.text.strip():
@@ -127,9 +128,6 @@ def _bounded(
         instruction_like=sum(1 for _, _, flagged in listed if flagged),
         fences=fences,
     )
-
-
-_Entry = tuple[Heading, bool, bool]  # a heading, whether cut, whether instruction-like
 
 
 def _fits(entries: list[_Entry]) -> bool:

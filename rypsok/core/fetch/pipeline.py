@@ -261,6 +261,15 @@ class FetchService:
             raise errors.extraction_failed()
         return read
 
+    def _as_read(self, url: str, page: _Page, status: int) -> _Read:
+        """The page as kept: whether it is content (on its first characters), its hash
+        and its outline. In a worker thread: each would hold up the event loop."""
+        said = noncontent.classify(
+            page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
+        )
+        outline = read_outline(page.content, self.config.search.title_max_chars)
+        return _Read(url, page, page.content.sha256(), said, outline)
+
     # -- policy stages -------------------------------------------------------------------
 
     async def _strict(self, raw_url: str, target: FetchTarget) -> None:
@@ -493,11 +502,7 @@ class FetchService:
 
         def work(cancel: threading.Event) -> tuple[_Read, bool]:
             page = extract(cancel)
-            said = noncontent.classify(
-                page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
-            )
-            outline = read_outline(page.content, self.config.search.title_max_chars)
-            return _Read(url, page, page.content.sha256(), said, outline), page.content.blank()
+            return self._as_read(url, page, status), page.content.blank()
 
         def extract(cancel: threading.Event) -> _Page:
             _load()
@@ -658,13 +663,10 @@ class FetchService:
                 confidence=DATA_CONFIDENCE,
                 page_data=None,
             )
-            said = noncontent.classify(
-                page.title, page.content.window(0, noncontent.SCAN_CHARS), status=status
-            )
-            if said == "challenge":
+            found = self._as_read(read.url, page, status)
+            if found.not_content == "challenge":
                 return None  # never a challenge from a file of data: no other error
-            outline = read_outline(page.content, self.config.search.title_max_chars)
-            return _Read(read.url, page, page.content.sha256(), said, outline)
+            return found
 
         ends = deadline + limits.default("LIM-F5") / 1000 / 2
         try:

@@ -77,18 +77,25 @@ def _host(value: str) -> str:
         value = inner
     elif value.count(":") == 1:
         value = _PORT.sub("", value)
-    value = value.removeprefix("*.").rstrip(".").lower()
-    if not value or "*" in value:
+    value = value.removeprefix("*.")
+    host = _canonical(value) if value and "*" not in value else None
+    if host is None:
         raise _invalid("site: takes a host name, such as site:docs.python.org")
+    return host
+
+
+def _canonical(host: str) -> str | None:
+    """A host as terms and results are matched: an address written canonically, or a
+    name in lower-case ASCII without its root dot; None when it is neither."""
+    host = host.rstrip(".").lower()
     try:
-        return str(ipaddress.ip_address(value))
+        return str(ipaddress.ip_address(host))
     except ValueError:
         pass
     try:
-        name = to_ascii(value)
+        return to_ascii(host).lower() if host else None
     except HostNameError:
-        raise _invalid("site: takes a host name, such as site:docs.python.org") from None
-    return name.lower()
+        return None
 
 
 def read_sites(query: str) -> SiteFilter:
@@ -122,11 +129,5 @@ def result_host(url: str) -> str | None:
         return None
     if not host:
         return None
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    try:
-        return to_ascii(host.rstrip(".")).lower()
-    except HostNameError:
-        return host.rstrip(".").lower()
+    # A name that is no host's still gets compared, as written: it matches no term.
+    return _canonical(host) or host.rstrip(".").lower()
