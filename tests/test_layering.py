@@ -194,6 +194,7 @@ LAYERS: dict[str, int] = {
     "rypsok.core.config.admission": 4,
     "rypsok.core.config": 5,
     "rypsok.core.store": 6,  # its values and robots rules too: drivers and pipelines read them
+    "rypsok.core.oauth": 6,  # the resource server: the operator's identity provider, like the store
     "rypsok.core.engines": 7,
     "rypsok.core.fetch": 8,
     "rypsok.core.search": 8,

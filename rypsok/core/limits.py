@@ -212,6 +212,51 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-X1", "size of the configuration file, bytes", 1 * MIB),
     Limit("LIM-X2", "size of a secret file, bytes", 64 * KIB),
     Limit("LIM-X3", "shortest caller token, bytes", 32),
+    # OAuth resource server ([service.http.oauth])
+    Limit(
+        "LIM-A1", "bytes of one identity provider answer (metadata, keys, introspection)", 64 * KIB
+    ),
+    Limit("LIM-A2", "bytes of an access token", 12 * KIB),
+    Limit("LIM-A3", "characters of a caller id read from a token", 255),
+    Limit("LIM-A4", "keys read from one key set", 32),
+    Limit("LIM-A5", "validated tokens and introspection answers kept", 10000),
+    Limit("LIM-A6", "identity provider requests in flight", 4),
+    Limit(
+        "LIM-A7", "clock leeway for exp, nbf and iat, s", 30, 0, 300, "service.http.oauth.leeway_s"
+    ),
+    Limit(
+        "LIM-A8",
+        "shortest time between two key set fetches, s",
+        60,
+        5,
+        3600,
+        "service.http.oauth.keys_refresh_s",
+    ),
+    Limit(
+        "LIM-A9",
+        "age of a key set before it is fetched again, s",
+        3600,
+        300,
+        86400,
+        "service.http.oauth.keys_max_age_s",
+    ),
+    Limit(
+        "LIM-A10",
+        "time a positive introspection answer is kept, s",
+        60,
+        0,
+        3600,
+        "service.http.oauth.introspection_cache_s",
+    ),
+    Limit(
+        "LIM-A11",
+        "deadline of one identity provider request, ms",
+        3000,
+        500,
+        10000,
+        "service.http.oauth.timeout_ms",
+    ),
+    Limit("LIM-A12", "callers whose call windows are kept in one process", 10000),
     # Measured costs for CPython on Linux (bench/memory.py); see docs/memory.md
     Limit("LIM-M1", "the process at rest (CPython on Linux), MiB", 71),
     Limit(

@@ -8,6 +8,7 @@ errors (isError); an unknown tool as JSON-RPC -32602.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -83,11 +84,22 @@ def served_revisions(legacy_revisions: bool) -> list[str]:
     return [*modern, *sorted(HANDSHAKE_PROTOCOL_VERSIONS, reverse=True)]
 
 
+def _always(caller: str) -> Callable[[], str]:
+    return lambda: caller
+
+
 def build_server(
-    core: Rypsok, caller: str = LOCAL_CALLER, *, legacy_revisions: bool = True
+    core: Rypsok,
+    caller: str | Callable[[], str] = LOCAL_CALLER,
+    *,
+    legacy_revisions: bool = True,
 ) -> Server[Any]:
     """legacy_revisions: whether this transport also serves the handshake-based
-    revisions (stdio always does; HTTP per [service.http] legacy_revisions)."""
+    revisions (stdio always does; HTTP per [service.http] legacy_revisions).
+
+    caller: the caller every call is made as, or a function that tells the caller of
+    the call being served (the callers from OAuth tokens share one server)."""
+    who = _always(caller) if isinstance(caller, str) else caller
     definitions = tools.definitions(core.config, OFFERED)
     served = {d.name for d in definitions}
     # What a modern call's Mcp-Param-* headers are checked against; without it the
@@ -108,13 +120,13 @@ def build_server(
         arguments = params.arguments or {}
         try:
             if params.name == "web_search":
-                found = await core.search(arguments, caller)
+                found = await core.search(arguments, who())
                 return _result(core, found.to_json())
             if params.name == "web_fetch":
-                page = await core.fetch(arguments, caller)
+                page = await core.fetch(arguments, who())
                 return _result(core, page.to_json())
             if params.name == "engine_status":
-                response = await core.status(arguments, caller)
+                response = await core.status(arguments, who())
                 return _result(core, response.to_json())
         except ToolError as error:
             return _result(core, error.to_json(), is_error=True)

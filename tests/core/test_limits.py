@@ -56,6 +56,11 @@ NOT_LIMITS = {
     ("kind.py", 200),  # characters of a long block: a signal of the confidence
     ("kind.py", 3000),  # characters of a read's start looked at for the title
     ("kind.py", 5000),  # characters of a read's start searched for many-language words
+    ("egress.py", 255),  # the largest octet of an IPv4 address
+    ("urls.py", 255),  # the largest octet of an IPv4 address
+    ("keys.py", 2048),  # bits of the smallest RSA key accepted (NIST SP 800-131A)
+    ("keys.py", 8192),  # bits of the largest RSA key checked
+    ("keys.py", 256),  # characters of a key id
     ("score.py", 150),  # characters of a paragraph the read left out: the same
 }
 

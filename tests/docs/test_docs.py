@@ -36,6 +36,7 @@ from rypsok.protocol import tools
 from rypsok.protocol.server import OFFERED
 from tests.support.paths import EXAMPLES, REPO
 from tests.support.run import clean_env
+from tests.support.toml_documents import OPTIONAL_TABLES
 from tools import record_examples as RECORD
 
 DOCS = REPO / "docs"
@@ -351,6 +352,8 @@ def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
             assert f"ListenStream={socket_path}\n" in unit
         else:
             _check_launch(command, args, server.get("env", {}))
+    elif "headers" not in server:
+        _check_remote(entry, server)
     else:
         assert set(server) == {"url", "headers"}
         assert server["url"].startswith("https://") and server["url"].endswith("/mcp")
@@ -363,6 +366,15 @@ def test_req_doc_002_host_entry_is_what_an_mcp_host_reads(entry: Path) -> None:
         assert f'token_env = "{variable[1]}"' in tutorial
 
 
+def _check_remote(entry: Path, server: dict[str, Any]) -> None:
+    """An entry for OAuth (issue 37): the URL alone, the resource of examples/oauth.toml;
+    the host signs in by itself."""
+    assert entry.stem.endswith("-remote"), entry.name
+    assert set(server) <= {"type", "url"} and "url" in server
+    oauth = (EXAMPLES / "oauth.toml").read_text(encoding="utf-8")
+    assert f'resource = "{server["url"]}"' in oauth
+
+
 @pytest.mark.parametrize("entry", VSCODE_ENTRIES, ids=lambda p: p.name)
 def test_req_doc_002_vscode_entry_is_what_vscode_mcp_json_holds(entry: Path) -> None:
     # .vscode/mcp.json: "servers" (each with its "type"), and "inputs" VS Code prompts for.
@@ -370,6 +382,9 @@ def test_req_doc_002_vscode_entry_is_what_vscode_mcp_json_holds(entry: Path) -> 
     assert "servers" in document and set(document) <= {"inputs", "servers"}
     [(name, server)] = document["servers"].items()
     assert name == "rypsok"
+    if server["type"] == "http":
+        _check_remote(entry, server)
+        return
     assert server["type"] == "stdio"
     assert set(server) <= {"type", "command", "args", "env"}
     inputs = {}
@@ -481,12 +496,13 @@ def _accepted_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
     path.write_text(
         "config_version = 1\n[service]\n[service.http]\n[service.http.auth]\n"
         '[[service.http.auth.callers]]\nid = "a"\ntoken_env = "T"\n'
+        f"[service.http.oauth]\n{OPTIONAL_TABLES['service.http.oauth']}"
         "[search]\n[fetch]\n[egress]\n[limits]\n[resilience]\n[privacy]\n[logging]\n[status]\n"
         '[cache]\n[scraping]\n[store]\n[engines.e]\ntype = "wikipedia"\ncategories = ["general"]\n',
         encoding="utf-8",
     )
     load(str(path), {"T": "t" * 40})
-    tables = {"service": ["http"], "service.http": ["auth"]}
+    tables = {"service": ["http"], "service.http": ["auth", "oauth"]}
     out: dict[str, set[str]] = {}
     for where, known in seen.items():
         if where == ():
@@ -538,8 +554,12 @@ def _toml(value: Any) -> str:
     raise TypeError(value)
 
 
-def _defaults(table: str) -> Any:
+def _defaults(table: str, tmp_path: Path) -> Any:
     config = load(None, {})
+    if table in OPTIONAL_TABLES:  # its defaults exist only with the table and its required keys
+        path = tmp_path / "optional.toml"
+        path.write_text(f"config_version = 1\n[{table}]\n{OPTIONAL_TABLES[table]}")
+        config = load(str(path), {})
     holder: Any = config
     for part in table.split("."):
         if part != "auth":  # [service.http.auth] callers live on the http settings
@@ -547,19 +567,22 @@ def _defaults(table: str) -> Any:
     return holder
 
 
-def test_req_cfg_003_documented_defaults_and_ranges_are_the_code_s() -> None:
+def test_req_cfg_003_documented_defaults_and_ranges_are_the_code_s(tmp_path: Path) -> None:
     rows = limits.by_key()
     checked = 0
     for table, keys in _documented_keys().items():
         if table in ("", "service.http.auth.callers", "engines.<id>"):
             continue
-        holder = _defaults(table)
+        holder = _defaults(table, tmp_path)
         for key, (_, default, bounds, _meaning) in keys.items():
             value = getattr(holder, key, None)
             if key in ("allow", "deny"):
                 value = ()  # rules: the default is no rule
             elif key == "proxy":
                 value = ""  # no proxy
+            if default == "required":  # no default: the table's required keys
+                checked += 1
+                continue
             if value is None:  # a reference without a default (the store's URL)
                 assert default == "none", f"{table}.{key}: default {default!r}"
                 checked += 1

@@ -7,6 +7,11 @@ import json
 from typing import Any
 
 MARK = "ZQXsecret"
+# An optional table's keys exist only when the table does, with the keys it requires:
+# a test of one key writes these lines after the table's header.
+OPTIONAL_TABLES = {
+    "service.http.oauth": 'resource = "https://s.example/mcp"\nissuer = "https://id.example"\n',
+}
 KNOWN_KEYS = [
     "max_results",
     "languages",

@@ -11,7 +11,7 @@ import sys
 
 from rypsok.core import limits
 from rypsok.core.config.estimate import MemoryEstimate, estimate, pdf_parse_bytes
-from rypsok.core.config.settings import Config, EngineSettings, StoreSettings
+from rypsok.core.config.settings import Config, EngineSettings, OAuthSettings, StoreSettings
 from rypsok.core.net.failure import FAILURE_KINDS, failure_sentence
 from rypsok.core.net.hostname import is_loopback_url
 
@@ -155,6 +155,8 @@ def lines(config: Config) -> list[str]:
         # This build's own: it serves HTTP/1.1 alone (clarifications, LIM-H4).
         "HTTP/1.1 only: HTTP/2 is not served, so max_streams bounds nothing"
     )
+    if h.oauth is not None:
+        out.append(oauth_line(h.oauth))
     out.append(
         "fetch: "
         f"ports={','.join(str(p) for p in f.ports)} max_bytes={f.max_bytes} "
@@ -199,6 +201,25 @@ def lines(config: Config) -> list[str]:
     )
     out.append(memory_line(memory_of(config)))
     return out
+
+
+def oauth_line(o: OAuthSettings) -> str:
+    """One line naming the issuer and what is checked; the client secret never appears."""
+    keys = o.jwks_uri or "from the issuer's metadata"
+    if o.client_id:
+        introspection = f"client {o.client_id}, " + (
+            o.introspection_endpoint or "endpoint from the issuer's metadata"
+        )
+    else:
+        introspection = "off (opaque tokens are refused)"
+    scopes = ",".join(f"{tool}={scope or '(any token)'}" for tool, scope in o.scopes)
+    return (
+        f"service.http.oauth: issuer={o.issuer} resource={o.resource} keys={keys} "
+        f"introspection={introspection} algorithms={','.join(o.algorithms)} "
+        f"caller_claim={o.caller_claim} scopes={scopes} leeway_s={o.leeway_s} "
+        f"keys_refresh_s={o.keys_refresh_s} keys_max_age_s={o.keys_max_age_s} "
+        f"introspection_cache_s={o.introspection_cache_s} timeout_ms={o.timeout_ms}"
+    )
 
 
 def store_line(st: StoreSettings) -> str:

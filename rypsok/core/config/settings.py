@@ -36,6 +36,49 @@ class Caller:
     world_readable: bool  # the token file can be read by everyone
 
 
+# The tools an OAuth scope may open, in the order the configuration names their keys.
+OAUTH_TOOLS: Final = ("web_search", "web_fetch", "engine_status")
+OAuthCallerClaim = Literal["sub", "client_id"]
+OAUTH_CALLER_CLAIMS: Final[tuple[OAuthCallerClaim, ...]] = get_args(OAuthCallerClaim)
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthSettings:
+    """[service.http.oauth]: rypsok as an OAuth resource server of one issuer."""
+
+    resource: str  # this MCP endpoint's canonical URI: the audience a token must name
+    issuer: str
+    jwks_uri: str  # "": read from the issuer's metadata
+    introspection_endpoint: str  # "": read from the issuer's metadata (with a client_id)
+    client_id: str  # "": opaque tokens are not introspected
+    client_secret: Secret | None
+    client_secret_env: str | None  # the variable's name, for messages
+    algorithms: tuple[str, ...]
+    caller_claim: OAuthCallerClaim
+    scopes: tuple[tuple[str, str], ...]  # (tool, scope); "" opens the tool to any token
+    leeway_s: int
+    keys_refresh_s: int
+    keys_max_age_s: int
+    introspection_cache_s: int
+    timeout_ms: int
+
+    def scope_for(self, tool: str) -> str:
+        return dict(self.scopes).get(tool, "")
+
+    # The configuration's names for the three scopes.
+    @property
+    def search_scope(self) -> str:
+        return self.scope_for("web_search")
+
+    @property
+    def fetch_scope(self) -> str:
+        return self.scope_for("web_fetch")
+
+    @property
+    def status_scope(self) -> str:
+        return self.scope_for("engine_status")
+
+
 @dataclass(frozen=True, slots=True)
 class HttpSettings:
     bind_host: str
@@ -52,6 +95,7 @@ class HttpSettings:
     max_sessions: int
     request_timeout_s: int
     callers: tuple[Caller, ...]
+    oauth: OAuthSettings | None = None
 
     @property
     def bind(self) -> str:

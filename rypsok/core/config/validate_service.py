@@ -26,6 +26,7 @@ from rypsok.core.config.urls import (
     parse_contact,
     parse_origin,
 )
+from rypsok.core.config.validate_oauth import oauth_of
 from rypsok.core.net import authority
 from rypsok.core.net.hostname import is_loopback_host
 
@@ -69,6 +70,7 @@ def _http(
             "max_sessions",
             "request_timeout_s",
             "auth",
+            "oauth",
         ),
     )
     bind = r.text(
@@ -115,10 +117,12 @@ def _http(
         ),
     )
     callers = _callers(r, r.table(raw, path, "auth"), env, read_tokens)
+    oauth = oauth_of(r, r.table(raw, path, "oauth"), env, read_tokens)
 
     address = ipaddress.ip_address(bind_host) if bind_host != "localhost" else None
     loopback = is_loopback_host(bind_host)
-    if not loopback and not callers and not _callers_declared(raw):
+    if not loopback and not callers and not _callers_declared(raw) and "oauth" not in raw:
+        # The book's words; [service.http.oauth] is the other way to authenticate.
         r.add((*path, "bind"), "a non-loopback bind needs [service.http.auth] callers")
     if address is not None and address.is_unspecified and not hosts:
         r.add(
@@ -139,6 +143,7 @@ def _http(
         max_sessions=sessions,
         request_timeout_s=request_timeout,
         callers=callers,
+        oauth=oauth,
     )
 
 

@@ -1,4 +1,4 @@
-"""Our outbound HTTP/1.1 client: one GET per connection, h11 over anyio sockets.
+"""Our outbound HTTP/1.1 client: one request per connection, h11 over anyio sockets.
 
 Why our own (DESIGN.md, decision 1): the socket must connect to the very
 address that was resolved and judged (REQ-SEC-007), the byte bound must count
@@ -550,11 +550,46 @@ class OutboundClient:
         except TimeoutError:
             raise ClientError("timeout", "the request did not complete in time") from None
 
-    def _request(self, target: _Target, extra: list[tuple[str, str]]) -> h11.Request:
+    async def post(
+        self,
+        url: str,
+        body: bytes,
+        *,
+        content_type: str,
+        headers: Sequence[tuple[str, str]] = (),
+        max_bytes: int,
+        connect_timeout_s: float,
+        total_timeout_s: float,
+        allow_http: bool = False,
+    ) -> Response:
+        """One POST of a small body to an operator's endpoint (token introspection).
+
+        No egress profile: the endpoint is the operator's own setting, like the store's.
+        The bounds are the GET's: one deadline, the body counted while it streams.
+        """
+        if max_bytes < 0:
+            raise ValueError("max_bytes must not be negative")
+        if not (connect_timeout_s > 0 and total_timeout_s > 0):
+            raise ValueError("timeouts must be positive")
+        target = _parse_url(url, allow_http)
+        extra = [*_check_headers([*headers, ("Content-Type", content_type)])]
+        extra.append(("Content-Length", str(len(body))))
+        request = self._request(target, extra, method="POST")
+        try:
+            with anyio.fail_after(total_timeout_s):
+                return await self._get(
+                    target, request, max_bytes, connect_timeout_s, None, "resolve", body=body
+                )
+        except TimeoutError:
+            raise ClientError("timeout", "the request did not complete in time") from None
+
+    def _request(
+        self, target: _Target, extra: list[tuple[str, str]], method: str = "GET"
+    ) -> h11.Request:
         """The request, built (and so checked by h11) before any I/O."""
         try:
             return h11.Request(
-                method="GET",
+                method=method,
                 target=target.path,
                 headers=[
                     ("Host", target.host_header),
@@ -576,10 +611,11 @@ class OutboundClient:
         judge: Judge | None,
         refusal: ErrorKind,
         cut: bool = False,
+        body: bytes = b"",
     ) -> Response:
         stream = await self._open(target, connect_timeout_s, judge, refusal)
         try:
-            return await self._exchange(stream, request, max_bytes, cut)
+            return await self._exchange(stream, request, max_bytes, cut, body)
         finally:
             # Forceful: no TLS close_notify round trip, so a cancelled call
             # drops the socket at once (REQ-MCP-007).
@@ -644,10 +680,17 @@ class OutboundClient:
         return allowed
 
     async def _exchange(
-        self, stream: ByteStream, request: h11.Request, max_bytes: int, cut: bool = False
+        self,
+        stream: ByteStream,
+        request: h11.Request,
+        max_bytes: int,
+        cut: bool = False,
+        body: bytes = b"",
     ) -> Response:
         conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=HEAD_MAX_BYTES)
-        await _send(stream, conn.send(request) + (conn.send(h11.EndOfMessage()) or b""))
+        start = conn.send(request) or b""  # h11 wants the request before its body
+        data = (conn.send(h11.Data(data=body)) or b"") if body else b""
+        await _send(stream, start + data + (conn.send(h11.EndOfMessage()) or b""))
         reader = _Reader(conn, stream)
         head = await reader.head()
         headers = tuple((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in head.headers)

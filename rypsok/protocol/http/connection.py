@@ -49,8 +49,10 @@ from rypsok.protocol.http.asgi import (
     hand_over_cancellation,
     normalised_headers,
 )
+from rypsok.protocol.http.auth import OAUTH_APP, TOKEN_CALLER, Identity, Refused
 from rypsok.protocol.http.gate import Admitted, Answer, Policy
 from rypsok.protocol.http.modern import ModernLane
+from rypsok.protocol.http.owners import SessionOwners, session_of
 from rypsok.protocol.http.refusals import Refusal
 from rypsok.protocol.http.sessions import SessionPool
 
@@ -71,6 +73,7 @@ class Context:
     apps: Mapping[str, ASGIApp]  # caller -> the SDK session manager's ASGI callable
     lanes: Mapping[str, ModernLane]  # caller -> its stateless-revision calls, SDK bypassed
     pool: SessionPool
+    owners: SessionOwners  # sessions opened by callers from tokens (owners.py)
     idle_s: float
     request_s: float
     server: tuple[str, int]
@@ -162,6 +165,7 @@ class HttpConnection:
         self._drained: int | None = None  # bytes thrown away while draining
         self._can_write: anyio.Event | None = None  # set when the peer reads again
         self._call: anyio.CancelScope | None = None  # a lane's call, cancelled if the client leaves
+        self._opening_for: str | None = None  # a token's caller whose session may open now
         callbacks.attach(self)
         # Cancelled by the listener at shutdown while this connection waits for a request.
         self.idle_scope: anyio.CancelScope | None = None
@@ -228,7 +232,15 @@ class HttpConnection:
                 return False
             # h11's Headers is a Sequence read item by item: made a list once.
             headers = list(request.headers)
-            verdict = gate.check_head(request.method, request.target, headers, self._ctx.policy)
+            policy = self._ctx.policy
+            identity: Identity | Refused | None = None
+            if policy.auth.oauth is not None:
+                answer = gate.metadata_answer(request.method, request.target, headers, policy)
+                if answer is not None:
+                    return await self._refuse(answer)
+                if gate.request_path(request.target) == gate.MCP_PATH:
+                    identity = await policy.auth.identify(gate.authorization(headers))
+            verdict = gate.check_head(request.method, request.target, headers, policy, identity)
             if isinstance(verdict, Refusal):
                 return await self._refuse(verdict)
             body = await self._body(deadline)
@@ -359,6 +371,9 @@ class HttpConnection:
             message = gate.parse_message(body)
             if message is None:
                 return await self._refuse(refusals.UNSUPPORTED_MEDIA_TYPE)
+            denied = gate.scope_refusal(admitted, message, self._ctx.policy)
+            if denied is not None:
+                return await self._refuse(denied)
             routed = gate.route(admitted, message, self._ctx.policy)
         else:
             routed = gate.route_other(admitted, self._ctx.policy)
@@ -370,6 +385,15 @@ class HttpConnection:
         opening = method == b"POST" and not admitted.modern and not admitted.has_session
         if opening and self._ctx.pool.full():
             return await self._refuse(refusals.SESSION_LIMIT)
+        token_app = admitted.app == OAUTH_APP
+        if token_app and admitted.has_session and not admitted.modern:
+            session = session_of(headers)
+            if session is None or not self._ctx.owners.owned_by(session, admitted.caller):
+                return await self._refuse(refusals.UNKNOWN_SESSION)
+        self._opening_for = admitted.caller if token_app and opening else None
+        # The tools of the token app read the caller here; a session's tasks keep the
+        # value they were started with (the opener's, the session's owner).
+        TOKEN_CALLER.set(admitted.caller)
 
         stateless_call = (
             admitted.modern and message is not None and (message.get("method") == "tools/call")
@@ -388,8 +412,8 @@ class HttpConnection:
         # An event stream of a legacy session is bounded by neither clock (NET-10).
         unbounded = method == b"GET" and not admitted.modern
         remaining = math.inf if unbounded else max(0.0, deadline - anyio.current_time())
-        app = self._ctx.apps[admitted.caller]
-        lane = self._ctx.lanes.get(admitted.caller) if stateless_call else None
+        app = self._ctx.apps[admitted.app_key]
+        lane = self._ctx.lanes.get(admitted.app_key) if stateless_call else None
         failed = False
         with anyio.move_on_after(remaining) as clock:
             try:
@@ -454,6 +478,11 @@ class HttpConnection:
 
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
         self._response_started = True
+        if self._opening_for is not None and status < HTTPStatus.BAD_REQUEST:
+            session = session_of(headers)
+            if session is not None:
+                self._ctx.owners.opened(session, self._opening_for)
+            self._opening_for = None
         if self._ctx.shutting_down.is_set():
             headers = [*headers, (b"connection", b"close")]
         # Held until the first chunk: head and body leave in one write.

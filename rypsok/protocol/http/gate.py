@@ -21,7 +21,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from rypsok.core.net import authority, mediatype
 from rypsok.protocol.http import refusals
-from rypsok.protocol.http.auth import Authenticator
+from rypsok.protocol.http.auth import Authenticator, Identity, Refused
 from rypsok.protocol.http.refusals import Refusal
 
 MCP_PATH = b"/mcp"
@@ -83,6 +83,12 @@ class Admitted:
     modern: bool  # MCP-Protocol-Version names a revision past the handshake ones
     has_session: bool
     method: bytes
+    scopes: frozenset[str] | None = None  # a token's; None: a configured caller's, all tools
+    app: str = ""  # the key of the SDK server that serves it; "" the caller's own
+
+    @property
+    def app_key(self) -> str:
+        return self.app or self.caller
 
 
 def request_path(target: bytes) -> bytes:
@@ -98,9 +104,19 @@ def request_path(target: bytes) -> bytes:
     return b""
 
 
+def authorization(headers: Headers) -> list[bytes]:
+    return [value for key, value in headers if key == b"authorization"]
+
+
 def check_head(
-    method: bytes, target: bytes, headers: Headers, policy: Policy
+    method: bytes,
+    target: bytes,
+    headers: Headers,
+    policy: Policy,
+    identity: Identity | Refused | None = None,
 ) -> Refusal | Admitted:
+    """*identity*: what the token resolved to, when [service.http.oauth] needed I/O for it
+    (the caller resolves it before); None: the configured callers decide here."""
     if request_path(target) != MCP_PATH:
         return refusals.NOT_FOUND
     # One pass over the head: each rule below looks a name up instead of scanning.
@@ -108,9 +124,16 @@ def check_head(
     for key, value in headers:
         index.setdefault(key, []).append(value)
     none: list[bytes] = []
-    caller = policy.auth.caller(index.get(b"authorization", none))
-    if caller is None:
-        return refusals.UNAUTHORIZED
+    scopes: frozenset[str] | None = None
+    app = ""
+    if identity is None:
+        caller = policy.auth.caller(index.get(b"authorization", none))
+        if caller is None:
+            return refusals.UNAUTHORIZED
+    elif isinstance(identity, Refused):
+        return token_refusal(identity, policy)
+    else:
+        caller, scopes, app = identity.caller, identity.scopes, identity.app
     declared = index.get(b"content-length", none)
     if declared and int(declared[0]) > policy.max_request_bytes:  # h11 checked the digits
         return refusals.BODY_TOO_LARGE_DECLARED
@@ -133,7 +156,48 @@ def check_head(
         modern=modern,
         has_session=bool(index.get(b"mcp-session-id", none)),
         method=method,
+        scopes=scopes,
+        app=app,
     )
+
+
+def token_refusal(refused: Refused, policy: Policy) -> Refusal:
+    oauth = policy.auth.oauth
+    assert oauth is not None  # a Refused comes from the resource server only
+    if refused.unavailable:
+        return refusals.PROVIDER_UNAVAILABLE
+    scopes = " ".join(sorted({s for _, s in oauth.settings.scopes if s}))
+    return refusals.token_unauthorized(oauth.metadata_url(), scopes, refused.reason)
+
+
+def metadata_answer(
+    method: bytes, target: bytes, headers: Headers, policy: Policy
+) -> Refusal | None:
+    """The protected resource metadata (RFC 9728), for a GET of one of its paths when
+    [service.http.oauth] is on; None for every other request. Served without a token
+    (a host reads it to learn how to get one), behind the Host check like /mcp."""
+    oauth = policy.auth.oauth
+    if oauth is None or request_path(target) not in oauth.metadata_paths():
+        return None
+    hosts = [value for key, value in headers if key == b"host"]
+    if len(hosts) != 1 or not policy.host_allowed(_latin1(hosts[0])):
+        return refusals.FORBIDDEN_HOST
+    if method != b"GET":
+        return refusals.METHOD_NOT_ALLOWED
+    return refusals.metadata_document(oauth.metadata())
+
+
+def scope_refusal(admitted: Admitted, message: dict[str, Any], policy: Policy) -> Refusal | None:
+    """403 when a token's call names a tool whose scope the token lacks."""
+    oauth = policy.auth.oauth
+    if admitted.scopes is None or oauth is None or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    needed = oauth.scope_for(name) if isinstance(name, str) else ""
+    if needed and needed not in admitted.scopes:
+        return refusals.insufficient_scope(oauth.metadata_url(), needed)
+    return None
 
 
 def _latin1(value: bytes) -> str:

@@ -24,10 +24,11 @@ from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
 from rypsok.protocol import sdk_private
 from rypsok.protocol.http.asgi import ASGIApp
-from rypsok.protocol.http.auth import Authenticator
+from rypsok.protocol.http.auth import OAUTH_APP, Authenticator, token_caller
 from rypsok.protocol.http.connection import Context, HttpConnection, TransportCallbacks
 from rypsok.protocol.http.gate import Policy
 from rypsok.protocol.http.modern import ModernLane
+from rypsok.protocol.http.owners import SessionOwners
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
 from rypsok.protocol.process import counters_every_minute, stop_signal
@@ -53,7 +54,15 @@ class HttpListener:
         self._core = core
         self._shutdown_s = shutdown_grace_s(core.config.service.shutdown_ms)
         self._install_signals = install_signals
-        auth = Authenticator(self._settings.callers)
+        oauth_settings = self._settings.oauth
+        contact = core.config.service.user_agent_contact
+        oauth = None
+        if oauth_settings is not None:
+            # Loaded only here: cryptography's import is paid only when OAuth is on.
+            from rypsok.core.oauth.resource import resource_server
+
+            oauth = resource_server(oauth_settings, contact)
+        auth = Authenticator(self._settings.callers, oauth)
         # The fast lane and the session hooks reach into the SDK's private parts:
         # only while they are there and the operator has not turned the lane off.
         self.fast_lane = self._settings.fast_lane and sdk_private.AVAILABLE
@@ -63,6 +72,13 @@ class HttpListener:
             # the rate limits are the caller's own (REQ-SEC-019).
             server = build_server(core, caller, legacy_revisions=self._settings.legacy_revisions)
             self._pool.add(caller, server, self._settings.max_request_bytes)
+        if oauth is not None:
+            # Every caller from a token shares one server; its tools read the caller of
+            # each request (auth.TOKEN_CALLER), and the gate keeps sessions apart.
+            server = build_server(
+                core, token_caller, legacy_revisions=self._settings.legacy_revisions
+            )
+            self._pool.add(OAUTH_APP, server, self._settings.max_request_bytes)
         self._policy = Policy(
             auth=auth,
             allowed_hosts=tuple(h.lower() for h in self._settings.allowed_hosts),
@@ -120,6 +136,7 @@ class HttpListener:
                 apps=apps,
                 lanes={c: ModernLane(m) for c, m in managers.items()} if self.fast_lane else {},
                 pool=self._pool,
+                owners=SessionOwners(self._settings.max_sessions),
                 idle_s=float(self._settings.idle_timeout_s),
                 request_s=float(self._settings.request_timeout_s),
                 server=server,
@@ -129,6 +146,7 @@ class HttpListener:
                 "listening",
                 address=address,
                 callers=len(self._settings.callers),
+                oauth=self._settings.oauth is not None,
                 legacy_revisions=self._settings.legacy_revisions,
             )
             task_status.started(server[1])

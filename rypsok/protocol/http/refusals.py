@@ -116,3 +116,72 @@ def bad_request(request_id: object, code: int, message: str) -> Refusal:
         jsonrpc_error(request_id, code, message),
         b"application/json",
     )
+
+
+# --------------------------------------------------------------------- OAuth (issue 37)
+
+# After this long a client may ask again when the identity provider could not answer.
+PROVIDER_RETRY_S = 5
+
+
+def _challenge(*params: tuple[str, str]) -> tuple[tuple[bytes, bytes], ...]:
+    # Every value is ours or the operator's (a URL checked at load, scope words):
+    # never a header value or a token of the request.
+    text = "Bearer " + ", ".join(f'{name}="{value}"' for name, value in params)
+    return ((b"www-authenticate", text.encode("ascii")),)
+
+
+def token_unauthorized(metadata_url: str, scopes: str, reason: str | None) -> Refusal:
+    """401 for a request without a usable token: where to learn how to get one (RFC 9728
+    5.1), and why the one sent was refused (RFC 6750 3.1)."""
+    params = [("resource_metadata", metadata_url)]
+    if scopes:
+        params.append(("scope", scopes))
+    if reason is not None:
+        params = [("error", "invalid_token"), ("error_description", reason), *params]
+    return _text(HTTPStatus.UNAUTHORIZED, "unauthorized", True, "Unauthorized", _challenge(*params))
+
+
+def insufficient_scope(metadata_url: str, scope: str) -> Refusal:
+    """403 for a token without the scope of the tool it calls (RFC 6750 3.1)."""
+    headers = _challenge(
+        ("error", "insufficient_scope"),
+        ("scope", scope),
+        ("resource_metadata", metadata_url),
+        ("error_description", "the token does not carry the scope this tool needs"),
+    )
+    return _text(
+        HTTPStatus.FORBIDDEN,
+        "insufficient_scope",
+        True,
+        f"Forbidden: the token needs the scope {scope}",
+        headers,
+    )
+
+
+# A session another caller from a token opened: answered as the SDK answers a session
+# it does not know, so that its existence is not told.
+UNKNOWN_SESSION = Refusal(
+    HTTPStatus.NOT_FOUND,
+    "sdk_not_found",
+    False,
+    jsonrpc_error(None, -32600, "Session not found"),
+    b"application/json",
+)
+METHOD_NOT_ALLOWED = _text(
+    HTTPStatus.METHOD_NOT_ALLOWED, None, False, "Method Not Allowed", ((b"allow", b"GET"),)
+)
+PROVIDER_UNAVAILABLE = Refusal(
+    HTTPStatus.SERVICE_UNAVAILABLE,
+    "identity_provider_unavailable",
+    True,
+    jsonrpc_error(None, -32603, "The identity provider could not be reached; retry later"),
+    b"application/json",
+    ((b"retry-after", b"%d" % PROVIDER_RETRY_S),),
+)
+
+
+def metadata_document(body: bytes) -> Refusal:
+    """200 with the protected resource metadata: an answer of the gate's own, like a
+    refusal written whole, and not counted."""
+    return Refusal(HTTPStatus.OK, None, False, body, b"application/json")

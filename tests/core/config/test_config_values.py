@@ -9,6 +9,7 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.config import ConfigError, load
+from tests.support.toml_documents import OPTIONAL_TABLES
 
 HEADER = "config_version = 1\n"
 
@@ -33,9 +34,14 @@ def _setting(config: object, key: str) -> object:
     return value
 
 
-def test_req_cfg_003_every_keyed_default_is_the_limits_table_value() -> None:
+def test_req_cfg_003_every_keyed_default_is_the_limits_table_value(write_config) -> None:
     config = load(None, {})
     for key, row in limits.by_key().items():
+        table = key.rpartition(".")[0]
+        if table in OPTIONAL_TABLES:
+            with_table = loaded(write_config, f"[{table}]\n{OPTIONAL_TABLES[table]}")
+            assert _setting(with_table, key) == row.default, key
+            continue
         assert _setting(config, key) == row.default, key
 
 

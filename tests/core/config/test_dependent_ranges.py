@@ -16,6 +16,7 @@ import pytest
 
 from rypsok.core import limits
 from rypsok.core.config import ConfigError, load
+from tests.support.toml_documents import OPTIONAL_TABLES
 
 HEADER = "config_version = 1\n"
 
@@ -219,7 +220,8 @@ def test_every_range_another_key_narrows_names_that_key(tmp_path: Path) -> None:
         table, _, name = key.rpartition(".")
         for end in {row.low, row.high} - {None}:
             path = tmp_path / "c.toml"
-            path.write_text(f"{HEADER}[{table}]\n{name} = {end}\n")
+            required = OPTIONAL_TABLES.get(table, "")
+            path.write_text(f"{HEADER}[{table}]\n{name} = {end}\n{required}")
             try:
                 load(str(path), {})
             except ConfigError as error:
