@@ -40,7 +40,7 @@ def node_script(name: str) -> list[str]:
     """The command that runs one of oauth_js's scripts; fails the test when node or the
     npm packages are missing, saying how to get them."""
     # tools/setup's own Node.js (PyPI's wheel) when the machine had none new enough.
-    own = REPO / ".venv-node" / "nodejs" / "node"
+    own = REPO / ".venv-node" / "nodejs" / "bin" / "node"
     node = str(own) if own.is_file() else shutil.which("node")
     if node is None:
         pytest.fail(f"node is not on PATH: {SETUP_ADVICE}", pytrace=False)
