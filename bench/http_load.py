@@ -17,7 +17,8 @@ and measures what 8 real clients experience against rypsok in three configuratio
 Section 3 runs one process with the memory store, one with the redis store and three
 replicas sharing one redis-server (tests/support/replicas.py starts them; the server is
 tests/support/redis.py's) under the same keep-alive loads of engine_status and of
-cached web_search, and reads Redis's INFO around each load.
+cached web_search, and reads Redis's INFO around each load. Section 4 runs section 1's
+load with [service.metrics] off and on (scraped every second), in turns (issue 38).
 It prints figures beside references and never asserts; bench/README.md says what
 each figure means.
 """
@@ -33,9 +34,11 @@ import resource
 import secrets
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -74,7 +77,7 @@ bind = "127.0.0.1:0"
 {http}
 [limits]
 engine_status_per_minute = {rate}
-{callers}"""
+{callers}{extra}"""
 
 CALLER = """
 [[service.http.auth.callers]]
@@ -153,11 +156,12 @@ def tokens(count: int) -> list[str]:
     return [f"bench{i:02d}-{secrets.token_urlsafe(32)}" for i in range(count)]
 
 
-def rypsok_config(callers: int, http: str = "") -> str:
+def rypsok_config(callers: int, http: str = "", extra: str = "") -> str:
     return RYPSOK_CONFIG.format(
         http=http,
         rate=RATE_PER_MINUTE,
         callers="".join(CALLER.format(index=i) for i in range(callers)),
+        extra=extra,
     )
 
 
@@ -194,9 +198,11 @@ def start(label: str, cmd: Sequence[str], env: dict[str, str], log_path: Path) -
     raise SystemExit(f"bench: {label} did not report `listening`: {tail}")
 
 
-def start_rypsok(workdir: Path, name: str, secret: Sequence[str], http: str = "") -> Served:
+def start_rypsok(
+    workdir: Path, name: str, secret: Sequence[str], http: str = "", extra: str = ""
+) -> Served:
     path = workdir / f"{name}.toml"
-    path.write_text(rypsok_config(len(secret), http), encoding="utf-8")
+    path.write_text(rypsok_config(len(secret), http, extra), encoding="utf-8")
     return start(
         f"rypsok ({name})",
         [sys.executable, "-m", "rypsok", "serve", "--transport", "http", "--config", str(path)],
@@ -595,6 +601,75 @@ def section_load(seconds: float, workdir: Path, callers: int) -> list[Load]:
     )
     print()
     return results
+
+
+METRICS_ROUNDS = 3  # off, on, off, on...: each configuration in turn, to share the noise
+SCRAPE_EVERY_S = 1.0  # fifteen times Prometheus's usual interval: the cost at its worst
+
+
+def _metrics_port(served: Served) -> int:
+    for line in served.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        with contextlib.suppress(ValueError):
+            record = json.loads(line)
+            if isinstance(record, dict) and record.get("event") == "metrics_listening":
+                return int(record["port"])
+    raise SystemExit("bench: the metrics listener did not report its port")
+
+
+def _scrape_while(port: int, stop: threading.Event, sizes: list[int]) -> None:
+    import urllib.request
+
+    while not stop.wait(SCRAPE_EVERY_S):
+        address = f"http://127.0.0.1:{port}/metrics"
+        with contextlib.suppress(OSError), urllib.request.urlopen(address, timeout=5) as reply:
+            sizes.append(len(reply.read()))
+
+
+def section_metrics(seconds: float, workdir: Path, callers: int) -> list[tuple[str, float]]:
+    """Section 4: the same load as section 1, with [service.metrics] off and on (a scrape
+    every second meanwhile), in turns; requests per second of each, and the ratio."""
+    secret = tokens(callers)
+    client_tokens: list[str | None] = list(secret) or [None]
+    print(
+        f"4. the load of section 1 ({CLIENTS} clients, engine_status) with the metrics "
+        f"listener off and on, {METRICS_ROUNDS} rounds of {seconds:g} s each, in turns; "
+        f"with it on, /metrics is scraped every {SCRAPE_EVERY_S:g} s"
+    )
+    rates: dict[str, list[float]] = {"off": [], "on": []}
+    sizes: list[int] = []
+    for round_ in range(METRICS_ROUNDS):
+        for mode in ("off", "on"):
+            extra = '\n[service.metrics]\nbind = "127.0.0.1:0"\n' if mode == "on" else ""
+            served = start_rypsok(workdir, f"metrics-{mode}-{round_}", secret, extra=extra)
+            stop = threading.Event()
+            scraper = None
+            try:
+                if mode == "on":
+                    port = _metrics_port(served)
+                    scraper = threading.Thread(target=_scrape_while, args=(port, stop, sizes))
+                    scraper.start()
+                load = run_load(served, f"metrics {mode}", client_tokens, seconds)
+            finally:
+                stop.set()
+                if scraper is not None:
+                    scraper.join(10)
+                served.stop()
+            rates[mode].append(len(load.latencies_ms) / load.seconds if load.seconds else 0.0)
+    off, on = statistics.median(rates["off"]), statistics.median(rates["on"])
+    table(
+        ("metrics listener", "req/s per round", "median req/s"),
+        [
+            ("off", " ".join(f"{r:.0f}" for r in rates["off"]), f"{off:.0f}"),
+            ("on, scraped every 1 s", " ".join(f"{r:.0f}" for r in rates["on"]), f"{on:.0f}"),
+        ],
+    )
+    cost = 100 * (off - on) / off if off else 0.0
+    print(
+        f"  cost of the metrics: {cost:.1f} % of the requests per second (bound: 3 %); "
+        f"{len(sizes)} scrapes of {statistics.median(sizes) if sizes else 0:.0f} bytes each"
+    )
+    print()
+    return [("off", off), ("on", on)]
 
 
 def _per_caller(per_client: Sequence[int], callers: int) -> list[int]:
@@ -1216,7 +1291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=("load", "flood", "replicas"),
+        choices=("load", "flood", "replicas", "metrics"),
         action="append",
         help="run only this section (repeatable)",
     )
@@ -1240,7 +1315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--replica-clients must be 1 .. {CLIENTS}")
     if not 0 <= args.callers <= CLIENTS:
         parser.error(f"--callers must be 0 .. {CLIENTS}")
-    sections = set(args.only or ("load", "flood", "replicas"))
+    sections = set(args.only or ("load", "flood", "replicas", "metrics"))
     from importlib.metadata import version
 
     import rypsok
@@ -1260,6 +1335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             section_flood(workdir)
         if "replicas" in sections:
             section_replicas(replica_seconds, workdir, loads, args.store_timeout_ms)
+        if "metrics" in sections:
+            section_metrics(seconds, workdir, args.callers)
     return 0
 
 

@@ -57,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
         "probe", help="ask the configured HTTP listener server/discover: exit 0 answering, 1 not"
     )
     _config_option(probe)
+    which = probe.add_mutually_exclusive_group()
+    which.add_argument(
+        "--health", action="store_true", help="ask /healthz of [service.metrics] instead"
+    )
+    which.add_argument(
+        "--ready", action="store_true", help="ask /readyz of [service.metrics] instead"
+    )
     for command in (search, fetch, status):
         _config_option(command)
         command.add_argument("--json", action="store_true", help="print the tool's JSON")
@@ -138,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "probe":
         from rypsok.commands.probe import run_probe
 
-        return run_probe(args.config, os.environ, sys.stderr)
+        endpoint = "/healthz" if args.health else "/readyz" if args.ready else None
+        return run_probe(args.config, os.environ, sys.stderr, endpoint)
     if args.command == "serve":
         from rypsok.core.net.tls import TrustStoreBuild
 

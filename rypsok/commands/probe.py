@@ -8,6 +8,13 @@ are callers). So the listener's contract gains no health path of its own.
 
 One line on standard error says what failed; nothing on standard output, and
 never a token. The whole exchange is bounded in time and bytes.
+
+With `--health` or `--ready` it asks the operator's listener ([service.metrics]) instead:
+/healthz (the event loop turns) or /readyz (the service takes calls, and is not
+draining), for an orchestrator's liveness and readiness checks.
+
+With [service.http.oauth] and no configured caller there is no token to send: the
+listener's 401 that points at its resource metadata is the answer of a live listener.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from rypsok.core.config import ConfigError, load
+from rypsok.core.config.settings import MetricsSettings
 
 EXIT_OK, EXIT_FAILED = 0, 1
 TIMEOUT_S = 5.0  # a listener that needs longer to answer discover is not healthy
@@ -27,13 +35,18 @@ MODERN = "2026-07-28"
 _UNSPECIFIED = ("0.0.0.0", "::", "")  # noqa: S104 - compared against, never bound
 
 
-def run_probe(cli_path: str | None, env: Mapping[str, str], err: TextIO) -> int:
+def run_probe(
+    cli_path: str | None, env: Mapping[str, str], err: TextIO, endpoint: str | None = None
+) -> int:
+    """`endpoint`: None for server/discover on the MCP listener, or "/healthz", "/readyz"."""
     try:
         config = load(cli_path, env, read_tokens=True)
     except ConfigError as exc:
         for problem in exc.problems:
             err.write(f"rypsok probe: the configuration does not load: {problem.render()}\n")
         return EXIT_FAILED
+    if endpoint is not None:
+        return _operator_probe(config.service.metrics, endpoint, err)
     settings = config.service.http
     # A listener on every address is reached on this machine's loopback.
     host = settings.bind_host
@@ -77,11 +90,38 @@ def run_probe(cli_path: str | None, env: Mapping[str, str], err: TextIO) -> int:
         return EXIT_FAILED
     finally:
         connection.close()
+    if status == 401 and settings.oauth is not None and not settings.callers:
+        return EXIT_OK  # the gate's challenge: a live listener that wants a person's token
     if status != 200:
         err.write(f"rypsok probe: {where} answered HTTP {status}\n")
         return EXIT_FAILED
     if len(data) > MAX_REPLY_BYTES or not _discovered(data, kind):
         err.write(f"rypsok probe: {where} did not answer server/discover\n")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _operator_probe(metrics: MetricsSettings | None, path: str, err: TextIO) -> int:
+    if metrics is None:
+        err.write("rypsok probe: --health and --ready need [service.metrics] bind\n")
+        return EXIT_FAILED
+    host = metrics.bind_host
+    if host in _UNSPECIFIED:
+        host = "::1" if host == "::" else "127.0.0.1"
+    where = _host_header(host, metrics.bind_port) + path
+    connection = http.client.HTTPConnection(host, metrics.bind_port, timeout=TIMEOUT_S)
+    try:
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        status = reply.status
+        reply.read(MAX_REPLY_BYTES)
+    except (OSError, http.client.HTTPException) as exc:
+        err.write(f"rypsok probe: no answer from {where}: {type(exc).__name__}\n")
+        return EXIT_FAILED
+    finally:
+        connection.close()
+    if status != 200:
+        err.write(f"rypsok probe: {where} answered HTTP {status}\n")
         return EXIT_FAILED
     return EXIT_OK
 

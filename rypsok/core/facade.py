@@ -38,7 +38,7 @@ from rypsok.core.net.proxy import Proxy
 from rypsok.core.net.tls import client_context
 from rypsok.core.search.request import search_request
 from rypsok.core.store import build_store
-from rypsok.core.telemetry import call_scope, counters, log
+from rypsok.core.telemetry import call_scope, caller_calls, counters, durations, log
 
 if TYPE_CHECKING:
     from rypsok.core.fetch.pipeline import FetchService
@@ -191,7 +191,10 @@ class Rypsok:
                 return response
             except ToolError as error:
                 outcome = _refusal(error)
-                counters.add("refused", tool, outcome)
+                # Counted under rypsok's words only: a name the caller made up is not a key
+                # that lives for the process's life (/metrics keeps every key).
+                counted = "invalid_request:unknown_parameter" if error.caller_word else outcome
+                counters.add("refused", tool, counted)
                 raise
             except anyio.get_cancelled_exc_class():
                 outcome = "cancelled"  # by the host: the call ends with no answer
@@ -199,6 +202,8 @@ class Rypsok:
             finally:
                 forget_urls()  # the URLs this call split stay in no cache (REQ-LIFE-002)
                 counters.add("calls", tool, outcome.split(":")[0])
+                durations.observe(tool, time.monotonic() - started)
+                caller_calls.add(caller, tool)
                 self._log_call(tool, outcome, _ms(started), arguments)
 
     async def status(

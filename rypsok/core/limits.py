@@ -212,6 +212,11 @@ TABLE: Final[dict[str, Limit]] = _rows(
     Limit("LIM-X1", "size of the configuration file, bytes", 1 * MIB),
     Limit("LIM-X2", "size of a secret file, bytes", 64 * KIB),
     Limit("LIM-X3", "shortest caller token, bytes", 32),
+    # Metrics and health ([service.metrics])
+    Limit("LIM-T1", "callers with calls counted under their own label", 100),
+    Limit("LIM-T2", "scrape connections served at once", 4),
+    Limit("LIM-T3", "milliseconds a rendered scrape is served again", 1000),
+    Limit("LIM-T4", "event loop lag above which /healthz fails, ms", 2000),
     # OAuth resource server ([service.http.oauth])
     Limit(
         "LIM-A1", "bytes of one identity provider answer (metadata, keys, introspection)", 64 * KIB

@@ -110,6 +110,8 @@ class ToolError(Exception):
         self.kind: ErrorKind = kind
         self.message = message
         self.detail: dict[str, Any] = detail or {}
+        # A name the caller made up (an unknown parameter): never part of a counter's key.
+        self.caller_word = False
 
     def to_json(self) -> dict[str, Any]:
         return {"error": {"kind": self.kind, "message": self.message, "detail": self.detail}}
@@ -143,13 +145,15 @@ def invalid_kind(parameter: str, expected: str) -> ToolError:
 def unknown_parameter(parameter: str, allowed: tuple[str, ...]) -> ToolError:
     # The name is shown only when it is a plain identifier of reasonable length.
     shown = parameter if parameter.isidentifier() and len(parameter) <= 40 else "a parameter"
-    return ToolError(
+    error = ToolError(
         "invalid_request",
         _bounded(
             f"{shown} is not a parameter of this tool; the parameters are: {', '.join(allowed)}"
         ),
         {"parameter": shown, "allowed": list(allowed)},
     )
+    error.caller_word = True
+    return error
 
 
 def missing_parameter(parameter: str) -> ToolError:

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 LEVELS = {"error": 40, "warn": 30, "info": 20, "debug": 10}
 
@@ -166,11 +166,21 @@ class Counters:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._groups: dict[str, dict[str, dict[str, int]]] = {}
+        # The same counts since the process started, never reset: what /metrics serves
+        # (a Prometheus counter only grows).
+        self._totals: dict[tuple[str, str, str], int] = {}
 
     def add(self, group: str, key: str, sub: str, amount: int = 1) -> None:
         with self._lock:
             bucket = self._groups.setdefault(group, {}).setdefault(key, {})
             bucket[sub] = bucket.get(sub, 0) + amount
+            total = (group, key, sub)
+            self._totals[total] = self._totals.get(total, 0) + amount
+
+    def totals(self) -> dict[tuple[str, str, str], int]:
+        """(group, key, sub) -> count since the process started."""
+        with self._lock:
+            return dict(self._totals)
 
     def snapshot(self, reset: bool = False) -> dict[str, dict[str, dict[str, int]]]:
         with self._lock:
@@ -185,3 +195,74 @@ class Counters:
 
 
 counters = Counters()
+
+# Upper bounds of the call duration histogram, in seconds: from an answer out of memory to
+# the longest web_fetch the limits allow (LIM-F4's ceiling plus its margin).
+DURATION_BUCKETS_S: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Durations:
+    """How long tool calls took, as a cumulative histogram per tool (/metrics)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, list[int]] = {}  # tool -> one count per bucket, and +Inf
+        self._sums: dict[str, float] = {}
+
+    def observe(self, tool: str, seconds: float) -> None:
+        with self._lock:
+            counts = self._counts.get(tool)
+            if counts is None:
+                counts = self._counts[tool] = [0] * (len(DURATION_BUCKETS_S) + 1)
+                self._sums[tool] = 0.0
+            for index, bound in enumerate(DURATION_BUCKETS_S):
+                if seconds <= bound:
+                    counts[index] += 1
+                    break
+            else:
+                counts[-1] += 1
+            self._sums[tool] += seconds
+
+    def snapshot(self) -> dict[str, tuple[list[int], float]]:
+        """tool -> (counts per bucket, not cumulative; their sum of seconds)."""
+        with self._lock:
+            return {tool: (list(c), self._sums[tool]) for tool, c in self._counts.items()}
+
+
+durations = Durations()
+
+
+class CallerCalls:
+    """Calls per caller and tool, only when the operator asks for them ([service.metrics]
+    per_caller): at most `capacity` callers get a count of their own; the calls of the
+    others are counted as dropped, so the number of series stays bounded."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.enabled = False
+        self.capacity = 0
+        self._counts: dict[tuple[str, str], int] = {}
+        self._callers: set[str] = set()
+        self.dropped = 0
+
+    def configure(self, enabled: bool, capacity: int) -> None:
+        with self._lock:
+            self.enabled, self.capacity = enabled, capacity
+
+    def add(self, caller: str, tool: str) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            if caller not in self._callers:
+                if len(self._callers) >= self.capacity:
+                    self.dropped += 1
+                    return
+                self._callers.add(caller)
+            self._counts[(caller, tool)] = self._counts.get((caller, tool), 0) + 1
+
+    def snapshot(self) -> tuple[dict[tuple[str, str], int], int]:
+        with self._lock:
+            return dict(self._counts), self.dropped
+
+
+caller_calls = CallerCalls()

@@ -30,6 +30,8 @@ from rypsok.core import limits
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
 from rypsok.protocol import sdk_private
+from rypsok.protocol.metrics.collect import Service
+from rypsok.protocol.metrics.listener import serve_beside
 from rypsok.protocol.process import (
     binary_mode,
     counters_every_minute,
@@ -189,6 +191,10 @@ async def serve_stdio(
 
         await core.open()
         async with anyio.create_task_group() as group:
+            # The operator's listener, when configured: here too a host's process can be
+            # scraped, and it reads not ready once the input has ended.
+            service = Service(core, "stdio", draining=stop_reading.is_set)
+            await serve_beside(core.config.service.metrics, service, group)
             group.start_soon(writer)
             group.start_soon(counters_every_minute)
             if install_signals:

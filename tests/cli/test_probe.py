@@ -70,3 +70,36 @@ def test_issue_18_probe_asks_in_a_revision_the_server_serves() -> None:
     from rypsok.commands import probe
 
     assert probe.MODERN in MODERN_PROTOCOL_VERSIONS
+
+
+def test_issue_38_probe_reads_healthz_and_readyz_of_the_metrics_listener(tmp_path: Path) -> None:
+    metrics = _free_port()
+    port, text, path = _listener_config(tmp_path, callers=False)
+    text += f'[service.metrics]\nbind = "127.0.0.1:{metrics}"\n'
+    path.write_text(text, encoding="utf-8")
+    with child(tmp_path, text) as served:
+        assert served.port == port
+        for flag in ("--health", "--ready"):
+            run = cli("probe", flag, "--config", str(path))
+            assert run.code == 0 and run.out == "", run.err
+        served.stop()
+    gone = cli("probe", "--ready", "--config", str(path))
+    assert gone.code == 1 and f"no answer from 127.0.0.1:{metrics}/readyz" in gone.err
+    unset = tmp_path / "plain.toml"
+    unset.write_text(config_text(), encoding="utf-8")
+    run = cli("probe", "--health", "--config", str(unset))
+    assert run.code == 1 and "[service.metrics] bind" in run.err
+
+
+def test_issue_37_probe_of_an_oauth_listener_without_callers_reads_its_challenge(
+    tmp_path: Path,
+) -> None:
+    _, text, path = _listener_config(tmp_path, callers=False)
+    text += (
+        '[service.http.oauth]\nresource = "https://s.example/mcp"\nissuer = "https://id.example"\n'
+    )
+    path.write_text(text, encoding="utf-8")
+    with child(tmp_path, text) as served:
+        run = cli("probe", "--config", str(path))
+        assert run.code == 0, run.err
+        served.stop()

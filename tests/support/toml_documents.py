@@ -11,6 +11,7 @@ MARK = "ZQXsecret"
 # a test of one key writes these lines after the table's header.
 OPTIONAL_TABLES = {
     "service.http.oauth": 'resource = "https://s.example/mcp"\nissuer = "https://id.example"\n',
+    "service.metrics": 'bind = "127.0.0.1:9464"\n',
 }
 KNOWN_KEYS = [
     "max_results",

@@ -11,7 +11,13 @@ import sys
 
 from rypsok.core import limits
 from rypsok.core.config.estimate import MemoryEstimate, estimate, pdf_parse_bytes
-from rypsok.core.config.settings import Config, EngineSettings, OAuthSettings, StoreSettings
+from rypsok.core.config.settings import (
+    Config,
+    EngineSettings,
+    MetricsSettings,
+    OAuthSettings,
+    StoreSettings,
+)
 from rypsok.core.net.failure import FAILURE_KINDS, failure_sentence
 from rypsok.core.net.hostname import is_loopback_url
 
@@ -157,6 +163,13 @@ def lines(config: Config) -> list[str]:
     )
     if h.oauth is not None:
         out.append(oauth_line(h.oauth))
+    m = config.service.metrics
+    if m is not None:
+        out.append(
+            f"service.metrics: bind={m.bind} (/metrics, /healthz, /readyz) "
+            f"token={'required' if m.token is not None or m.token_env else 'none'} "
+            f"per_caller={_flag(m.per_caller)}"
+        )
     out.append(
         "fetch: "
         f"ports={','.join(str(p) for p in f.ports)} max_bytes={f.max_bytes} "
@@ -201,6 +214,12 @@ def lines(config: Config) -> list[str]:
     )
     out.append(memory_line(memory_of(config)))
     return out
+
+
+def _open_metrics(m: MetricsSettings) -> bool:
+    from rypsok.core.net.hostname import is_loopback_host
+
+    return not is_loopback_host(m.bind_host) and m.token is None and m.token_env is None
 
 
 def oauth_line(o: OAuthSettings) -> str:
@@ -268,6 +287,13 @@ def warnings(config: Config) -> list[str]:
             "service.http.bind: the listener speaks plain HTTP off loopback, so tokens "
             "and traffic cross the network unencrypted; bind on loopback behind a "
             "TLS-terminating proxy"
+        )
+    metrics = config.service.metrics
+    if metrics is not None and _open_metrics(metrics):
+        out.append(
+            "service.metrics.bind: the metrics listener is off loopback and asks no "
+            "token, so anyone who reaches it reads the counters; give it token_env or "
+            "token_file, or bind on loopback"
         )
     if config.logging.log_queries:
         out.append("logging.log_queries: query text is written to the debug log; set it to false")

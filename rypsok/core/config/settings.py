@@ -104,11 +104,28 @@ class HttpSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricsSettings:
+    """[service.metrics]: /metrics, /healthz and /readyz on a listener of their own."""
+
+    bind_host: str
+    bind_port: int
+    token: Secret | None  # a scrape presents it as a bearer token; None: none asked
+    token_env: str | None
+    per_caller: bool  # calls counted per caller too (LIM-T1 callers at most)
+
+    @property
+    def bind(self) -> str:
+        host = f"[{self.bind_host}]" if ":" in self.bind_host else self.bind_host
+        return f"{host}:{self.bind_port}"
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceSettings:
     structured_content: bool
     user_agent_contact: str
     shutdown_ms: int
     http: HttpSettings
+    metrics: MetricsSettings | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from rypsok.core.config.settings import (
     Caller,
     FetchSettings,
     HttpSettings,
+    MetricsSettings,
     ServiceSettings,
 )
 from rypsok.core.config.urls import (
@@ -40,14 +41,55 @@ def service_of(
     r: Reader, raw: Table, fetch: FetchSettings, env: Mapping[str, str], read_tokens: bool
 ) -> ServiceSettings:
     path: Path = ("service",)
-    r.unknown(raw, path, ("structured_content", "user_agent_contact", "shutdown_ms", "http"))
+    r.unknown(
+        raw, path, ("structured_content", "user_agent_contact", "shutdown_ms", "http", "metrics")
+    )
     structured = r.boolean(raw, path, "structured_content", True)
     contact = r.text(
         raw, path, "user_agent_contact", "", "a URL or an e-mail address", parse_contact
     )
     shutdown = r.integer(raw, path, "shutdown_ms", L("LIM-O1"))
     http = _http(r, r.table(raw, path, "http"), fetch, env, read_tokens)
-    return ServiceSettings(structured, contact, shutdown, http)
+    metrics = _metrics(r, r.table(raw, path, "metrics"), env, read_tokens)
+    if (
+        metrics is not None
+        and (metrics.bind_host, metrics.bind_port)
+        == (
+            http.bind_host,
+            http.bind_port,
+        )
+        and metrics.bind_port
+    ):
+        r.add(("service", "metrics", "bind"), "the metrics listener needs a port of its own")
+    return ServiceSettings(structured, contact, shutdown, http, metrics)
+
+
+def _metrics(
+    r: Reader, raw: Table, env: Mapping[str, str], read_tokens: bool
+) -> MetricsSettings | None:
+    """[service.metrics]; None while bind is empty (the default: no listener)."""
+    path: Path = ("service", "metrics")
+    r.unknown(raw, path, ("bind", "token_env", "token_file", "per_caller"))
+    bind = r.text(
+        raw,
+        path,
+        "bind",
+        "",
+        "an address and port such as 127.0.0.1:9464, or empty for none",
+        lambda v: v if v == "" else parse_bind(v),
+    )
+    per_caller = r.boolean(raw, path, "per_caller", False)
+    token: secrets.Secret | None = None
+    token_env: str | None = None
+    if "token_env" in raw or "token_file" in raw:
+        resolved = _caller_token(r, raw, path, env, read_tokens)
+        if resolved is not None:
+            token, token_env, _ = resolved
+    if not bind:
+        return None
+    bound = authority.split_host_port(bind)
+    assert bound is not None and bound.port is not None
+    return MetricsSettings(bound.host.strip("[]"), int(bound.port), token, token_env, per_caller)
 
 
 def _http(

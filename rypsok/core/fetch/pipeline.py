@@ -239,6 +239,9 @@ class FetchService:
         async with self._slot(target.host, deadline):
             final, response = await self._follow(target, deadline)
         kind = _media_kind(response, pdf=self.config.fetch.pdf)
+        # Pages and bytes read, by the kind of content (a fixed word): /metrics.
+        counters.add("fetch", "pages", kind)
+        counters.add("fetch", "bytes", kind, len(response.body))
         declared = mediatype.charset(response.header("content-type"))
         status = response.status
         # The body is handed over in a box the parse empties: once it is parsed nothing

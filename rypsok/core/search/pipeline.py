@@ -444,6 +444,7 @@ class SearchService:
             cap = self.config.resilience.max_cooldown_s
             await self.store.hold(engine.id, min(retry_after_s, cap))
         counters.add("engine_errors", engine.id, error_class)
+        counters.add("engine_failures", engine.id, kind)  # the operator's finer word
         # `kind`: the operator's finer word (net.failure), `class` the caller's; `host`:
         # the engine's own host (configuration, never a caller's), when one was asked,
         # read here so that an answered request pays nothing for it.

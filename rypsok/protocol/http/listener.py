@@ -31,6 +31,8 @@ from rypsok.protocol.http.modern import ModernLane
 from rypsok.protocol.http.owners import SessionOwners
 from rypsok.protocol.http.refusals import note
 from rypsok.protocol.http.sessions import SessionPool
+from rypsok.protocol.metrics.collect import Service
+from rypsok.protocol.metrics.listener import MetricsListener, serve_beside
 from rypsok.protocol.process import counters_every_minute, stop_signal
 from rypsok.protocol.server import build_server, shutdown_grace_s
 
@@ -91,6 +93,7 @@ class HttpListener:
         self._stop: anyio.Event | None = None
         self._last_accept_log = -ACCEPT_LOG_EVERY_S
         self.port: int | None = None
+        self.metrics: MetricsListener | None = None
 
     def request_stop(self) -> None:
         """Begin the graceful stop; call on the listener's event loop."""
@@ -142,15 +145,26 @@ class HttpListener:
                 server=server,
                 shutting_down=shutting_down,
             )
-            log.info(
-                "listening",
-                address=address,
-                callers=len(self._settings.callers),
-                oauth=self._settings.oauth is not None,
-                legacy_revisions=self._settings.legacy_revisions,
-            )
-            task_status.started(server[1])
             async with anyio.create_task_group() as background:
+                service = Service(
+                    self._core,
+                    "http",
+                    sessions=self._pool.live,
+                    connections=lambda: len(self._connections),
+                    draining=shutting_down.is_set,
+                )
+                # Up until the connections have drained: /readyz says so meanwhile.
+                self.metrics = await serve_beside(
+                    self._core.config.service.metrics, service, background
+                )
+                log.info(
+                    "listening",
+                    address=address,
+                    callers=len(self._settings.callers),
+                    oauth=self._settings.oauth is not None,
+                    legacy_revisions=self._settings.legacy_revisions,
+                )
+                task_status.started(server[1])
                 background.start_soon(counters_every_minute)
                 if self._install_signals:
                     background.start_soon(self._on_signal)

@@ -153,6 +153,7 @@ WARNING = re.compile(r"rypsok: warning: [a-z_.\[\]0-9<>]+: [^;]+; .+")
             "cache.enabled",
         ),
         ("[fetch]\nmax_bytes = 10485760\n[limits]\nfetches_in_flight = 64\n", "memory"),
+        ('[service.metrics]\nbind = "0.0.0.0:9464"\n', "service.metrics.bind"),
     ],
 )
 def test_warnings_table_each_row_warns_and_keeps_exit_0(write_config, body: str, key: str) -> None:
@@ -161,6 +162,19 @@ def test_warnings_table_each_row_warns_and_keeps_exit_0(write_config, body: str,
     warnings = [x for x in run.lines if x.startswith("rypsok: warning:")]
     assert [w for w in warnings if w.startswith(f"rypsok: warning: {key}: ")], run.err
     assert all(WARNING.fullmatch(w) for w in warnings)
+
+
+def test_issue_38_a_metrics_listener_on_loopback_or_with_a_token_does_not_warn(
+    write_config,
+) -> None:
+    for body in (
+        '[service.metrics]\nbind = "127.0.0.1:9464"\n',
+        '[service.metrics]\nbind = "0.0.0.0:9464"\ntoken_env = "RYPSOK_METRICS_TOKEN"\n',
+    ):
+        run = check(write_config("config_version = 1\n" + body), {"RYPSOK_METRICS_TOKEN": "m" * 40})
+        assert run.code == 0, run.err
+        assert not [x for x in run.lines if "warning: service.metrics" in x]
+        assert [x for x in run.lines if x.startswith("rypsok: service.metrics: bind=")]
 
 
 def test_narrow_allow_rules_do_not_warn(write_config) -> None:
