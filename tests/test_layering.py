@@ -41,6 +41,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sources import parse_file
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "rypsok"
 FORBIDDEN_IN_CORE = (
@@ -78,7 +80,7 @@ def _imports(tree: ast.AST) -> list[str]:
 def test_req_arch_005_core_imports_no_protocol_or_http_server_package() -> None:
     offenders = []
     for path in _sources(PACKAGE / "core"):
-        for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for name in _imports(parse_file(path)):
             if any(name == f or name.startswith(f + ".") for f in FORBIDDEN_IN_CORE):
                 offenders.append(f"{path.relative_to(PACKAGE)}: {name}")
     assert offenders == []
@@ -87,7 +89,7 @@ def test_req_arch_005_core_imports_no_protocol_or_http_server_package() -> None:
 def test_req_mcp_002_no_print_or_stdout_write_in_the_package() -> None:
     offenders = []
     for path in _sources(PACKAGE):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse_file(path)
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
@@ -140,7 +142,7 @@ def test_req_sec_005_one_outbound_component_opens_connections() -> None:
     for path in _sources(PACKAGE):
         if path.relative_to(PACKAGE).as_posix() in ("core/net/client.py", "core/net/tls.py"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if isinstance(node, ast.Attribute) and node.attr in connectors:
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.attr}")
     assert offenders == []
@@ -274,7 +276,7 @@ def imports_of(path: Path, name: str | None = None) -> Iterator[tuple[int, str]]
     `from a.b import c` names the module a.b.c when c is a module, otherwise a.b."""
     name = name or module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parse_file(path)
     for node in _walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import REPO
+from tests.support.sources import parse_file
 
 FOLDERS = ("tests", "bench", "tools", "fuzz")
 # Where the programs are that run beside the tests and may import tests/support/ only.
@@ -56,7 +57,7 @@ def _import_module_name(node: ast.Call) -> str | None:
 def imports_of(path: Path, root: Path) -> Iterator[tuple[int, str]]:
     """(line, module) of each import in the file, relative ones made absolute; for
     `from package import name`, package.name too (the name may be a module)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parse_file(path)
     package = list(path.relative_to(root).parent.parts)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -102,7 +103,7 @@ def _names_sys_path(node: ast.AST) -> bool:
 def sys_path_edits(root: Path = REPO) -> list[str]:
     found = []
     for path in python_files(root, PROGRAMS):
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        tree = parse_file(path)
         found += [
             f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}: sys.path"
             for node in ast.walk(tree)

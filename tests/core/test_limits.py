@@ -6,6 +6,7 @@ import ast
 
 from rypsok.core import limits
 from tests.support.paths import REPO
+from tests.support.sources import parse_file
 
 PACKAGE = REPO / "rypsok"
 # Numbers that equal a limit by coincidence and mean something else (file, value).
@@ -87,7 +88,7 @@ def test_no_limit_number_is_written_outside_the_table() -> None:
     for path in PACKAGE.rglob("*.py"):
         if path.name == "limits.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if (
                 isinstance(node, ast.Constant)
                 and type(node.value) is int

@@ -19,11 +19,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+import anyio
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
+from rypsok.core.config import load
+from rypsok.core.config.settings import OAuthSettings
+from rypsok.core.oauth.claims import Grant, Rejected, Unavailable
+from rypsok.core.oauth.resource import ResourceServer
+
 RESOURCE = "http://127.0.0.1:8737/mcp"
+INTROSPECTION_SECRET = "s3cret-of-the-resource-server"
 ALL_SCOPES = "rypsok:search rypsok:fetch rypsok:status"
 
 
@@ -141,7 +148,7 @@ class Issuer:
     mode: str = "ok"  # ok | huge | html | redirect | status (slow_s delays any of them)
     slow_s: float = 0.0
     active: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque token -> answer
-    client: tuple[str, str] = ("rypsok", "s3cret-of-the-resource-server")
+    client: tuple[str, str] = ("rypsok", INTROSPECTION_SECRET)
     hits: dict[str, int] = field(default_factory=dict)
     seen_basic: list[str] = field(default_factory=list)
     in_flight: int = 0
@@ -258,6 +265,21 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def oauth_settings(tmp_path: Any, issuer_url: str, extra: str = "", **kw: Any) -> OAuthSettings:
+    """[service.http.oauth] read from a file of oauth_table's lines, as serve reads it."""
+    path = tmp_path / "rypsok.toml"
+    path.write_text("config_version = 1\n" + oauth_table(issuer_url, extra=extra, **kw))
+    env = {"RYPSOK_OAUTH_SECRET": INTROSPECTION_SECRET}
+    settings = load(str(path), env).service.http.oauth
+    assert settings is not None
+    return settings
+
+
+def judge(server: ResourceServer, token: str) -> Grant | Rejected | Unavailable:
+    """The resource server's verdict on one token, in an event loop of its own."""
+    return anyio.run(server.authenticate, token.encode("ascii"))
 
 
 def oauth_table(

@@ -98,32 +98,20 @@ class MetricsListener:
     async def _answer(self, request: h11.Request) -> tuple[HTTPStatus, bytes, bytes]:
         path = request.target.split(b"?", 1)[0]
         if request.method != b"GET":
-            return (
-                HTTPStatus.METHOD_NOT_ALLOWED,
-                b"text/plain; charset=utf-8",
-                b"Method Not Allowed\n",
-            )
+            return _text(HTTPStatus.METHOD_NOT_ALLOWED, "Method Not Allowed")
         if path == b"/healthz":
             if self.heartbeat.alive():
-                return HTTPStatus.OK, b"text/plain; charset=utf-8", b"ok\n"
-            return (
-                HTTPStatus.SERVICE_UNAVAILABLE,
-                b"text/plain; charset=utf-8",
-                b"the event loop is behind\n",
-            )
+                return _text(HTTPStatus.OK, "ok")
+            return _text(HTTPStatus.SERVICE_UNAVAILABLE, "the event loop is behind")
         if path == b"/readyz":
             if self._service.ready():
-                return HTTPStatus.OK, b"text/plain; charset=utf-8", b"ready\n"
-            state = b"draining" if self._service.draining() else b"starting"
-            return HTTPStatus.SERVICE_UNAVAILABLE, b"text/plain; charset=utf-8", state + b"\n"
+                return _text(HTTPStatus.OK, "ready")
+            state = "draining" if self._service.draining() else "starting"
+            return _text(HTTPStatus.SERVICE_UNAVAILABLE, state)
         if path != b"/metrics":
-            return (
-                HTTPStatus.NOT_FOUND,
-                b"text/plain; charset=utf-8",
-                b"Not Found: /metrics, /healthz, /readyz\n",
-            )
+            return _text(HTTPStatus.NOT_FOUND, "Not Found: /metrics, /healthz, /readyz")
         if self._token is not None and not self._authorized(request):
-            return HTTPStatus.UNAUTHORIZED, b"text/plain; charset=utf-8", b"Unauthorized\n"
+            return _text(HTTPStatus.UNAUTHORIZED, "Unauthorized")
         return HTTPStatus.OK, CONTENT_TYPE, await self.rendered()
 
     def _authorized(self, request: h11.Request) -> bool:
@@ -162,6 +150,10 @@ async def _read_head(stream: anyio.abc.SocketStream) -> h11.Request | None:
             conn.receive_data(data)
             continue
         return None
+
+
+def _text(status: HTTPStatus, words: str) -> tuple[HTTPStatus, bytes, bytes]:
+    return status, b"text/plain; charset=utf-8", words.encode("ascii") + b"\n"
 
 
 def _response(status: HTTPStatus, content_type: bytes, body: bytes) -> bytes:

@@ -11,53 +11,39 @@ from typing import Any
 import anyio
 import pytest
 
-from rypsok.core.config import load
 from rypsok.core.config.settings import OAuthSettings
 from rypsok.core.net.client import OutboundClient, user_agent
 from rypsok.core.net.tls import client_context
 from rypsok.core.oauth.claims import Grant, Rejected
 from rypsok.core.oauth.provider import IdentityProvider
 from rypsok.core.oauth.resource import ResourceServer, Unavailable
+from tests.support.clock import FakeClock
 from tests.support.token_issuer import (
+    INTROSPECTION_SECRET,
     RESOURCE,
     Issuer,
     claims_for,
     free_port,
+    judge,
     mint,
     new_key,
-    oauth_table,
+    oauth_settings,
     running,
 )
 
-SECRET = "s3cret-of-the-resource-server"
+SECRET = INTROSPECTION_SECRET
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def settings_for(tmp_path: Any, issuer: str, extra: str = "", **kw: Any) -> OAuthSettings:
-    path = tmp_path / "rypsok.toml"
-    path.write_text("config_version = 1\n" + oauth_table(issuer, extra=extra, **kw))
-    oauth = load(str(path), {"RYPSOK_OAUTH_SECRET": SECRET}).service.http.oauth
-    assert oauth is not None
-    return oauth
+def Clock() -> FakeClock:
+    return FakeClock(1000.0)
 
 
 def server_for(
-    settings: OAuthSettings, clock: Clock | None = None, wall: Any = time.time
+    settings: OAuthSettings, clock: FakeClock | None = None, wall: Any = time.time
 ) -> ResourceServer:
     client = OutboundClient(tls=client_context(), user_agent=user_agent(""))
     provider = IdentityProvider(settings, client, clock=clock or time.monotonic)
     return ResourceServer(settings, provider, wall=wall)
-
-
-def judge(server: ResourceServer, token: str) -> Grant | Rejected | Unavailable:
-    return anyio.run(server.authenticate, token.encode("ascii"))
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +60,7 @@ def issuer(keys: list[Any]) -> Iterator[Issuer]:
 def test_issue_37_keys_are_discovered_from_the_issuer_metadata_once(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = server_for(settings_for(tmp_path, issuer.url))
+    server = server_for(oauth_settings(tmp_path, issuer.url))
     for n in range(5):
         assert isinstance(judge(server, mint(issuer.keys[0], claims_for(issuer.url, jti=n))), Grant)
     assert issuer.hits == {"metadata": 1, "jwks": 1}
@@ -84,7 +70,7 @@ def test_issue_37_forged_kids_cost_one_key_set_fetch_per_interval(
     tmp_path: Any, issuer: Issuer, keys: list[Any]
 ) -> None:
     clock = Clock()
-    server = server_for(settings_for(tmp_path, issuer.url, "keys_refresh_s = 60\n"), clock)
+    server = server_for(oauth_settings(tmp_path, issuer.url, "keys_refresh_s = 60\n"), clock)
     forged = [mint(keys[0], claims_for(issuer.url), kid=f"forged-{n}") for n in range(200)]
 
     async def flood() -> list[Any]:
@@ -112,7 +98,7 @@ def test_issue_37_a_rotated_key_is_found_by_one_refresh(
     tmp_path: Any, issuer: Issuer, keys: list[Any]
 ) -> None:
     clock = Clock()
-    server = server_for(settings_for(tmp_path, issuer.url, "keys_refresh_s = 60\n"), clock)
+    server = server_for(oauth_settings(tmp_path, issuer.url, "keys_refresh_s = 60\n"), clock)
     assert isinstance(judge(server, mint(keys[0], claims_for(issuer.url))), Grant)
     issuer.keys.append(keys[1])
     clock.now += 61
@@ -129,7 +115,7 @@ def test_issue_37_a_provider_that_fails_refuses_the_call_with_unavailable_in_bou
         issuer.slow_s = 3.0
     else:
         issuer.mode = mode
-    server = server_for(settings_for(tmp_path, url))  # timeout_ms = 1000
+    server = server_for(oauth_settings(tmp_path, url))  # timeout_ms = 1000
     started = time.monotonic()
     verdict = judge(server, mint(issuer.keys[0], claims_for(url)))
     elapsed = time.monotonic() - started
@@ -143,7 +129,7 @@ def test_issue_37_known_keys_keep_working_while_the_provider_is_down(
     tmp_path: Any, issuer: Issuer
 ) -> None:
     clock = Clock()
-    server = server_for(settings_for(tmp_path, issuer.url, "keys_max_age_s = 300\n"), clock)
+    server = server_for(oauth_settings(tmp_path, issuer.url, "keys_max_age_s = 300\n"), clock)
     assert isinstance(judge(server, mint(issuer.keys[0], claims_for(issuer.url))), Grant)
     issuer.mode = "status"
     clock.now += 301  # the set is old: asked again, and the failure keeps the old one
@@ -156,7 +142,7 @@ def test_issue_37_opaque_tokens_are_introspected_and_positive_answers_kept(
 ) -> None:
     wall = Clock()
     wall.now = time.time()
-    settings = settings_for(
+    settings = oauth_settings(
         tmp_path, issuer.url, "introspection_cache_s = 60\n", introspection=True
     )
     server = server_for(settings, wall=wall)
@@ -178,7 +164,7 @@ def test_issue_37_opaque_tokens_are_introspected_and_positive_answers_kept(
 def test_issue_37_an_introspected_token_for_another_resource_is_refused(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = server_for(settings_for(tmp_path, issuer.url, introspection=True))
+    server = server_for(oauth_settings(tmp_path, issuer.url, introspection=True))
     other = {"active": True, **claims_for(issuer.url, resource="https://other.example/mcp")}
     issuer.active["for-another"] = other
     no_audience = {"active": True, **claims_for(issuer.url, aud=None)}
@@ -191,7 +177,7 @@ def test_issue_37_introspection_requests_in_flight_are_bounded(
     tmp_path: Any, issuer: Issuer
 ) -> None:
     issuer.slow_s = 0.2
-    server = server_for(settings_for(tmp_path, issuer.url, introspection=True))
+    server = server_for(oauth_settings(tmp_path, issuer.url, introspection=True))
 
     async def flood() -> None:
         async with anyio.create_task_group() as group:
@@ -207,7 +193,7 @@ def test_issue_37_the_client_secret_never_reaches_a_log_or_a_repr(
     tmp_path: Any, issuer: Issuer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     issuer.mode = "status"
-    settings = settings_for(tmp_path, issuer.url, introspection=True)
+    settings = oauth_settings(tmp_path, issuer.url, introspection=True)
     assert SECRET not in repr(settings)
     assert isinstance(judge(server_for(settings), "opaque"), Unavailable)
     captured = capsys.readouterr()

@@ -12,36 +12,24 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import pytest
 
-from rypsok.core.config import load
-from rypsok.core.config.settings import OAuthSettings
 from rypsok.core.oauth.claims import CALLER_PREFIX, Grant, Rejected
-from rypsok.core.oauth.resource import ResourceServer, Unavailable, resource_server
+from rypsok.core.oauth.resource import resource_server
 from tests.support.token_issuer import (
     RESOURCE,
     Issuer,
     b64,
     claims_for,
     compact,
+    judge,
     mint,
     new_key,
-    oauth_table,
+    oauth_settings,
     running,
 )
 
 ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"]
-
-
-def settings_for(tmp_path: Any, issuer: str, extra: str = "", **kw: Any) -> OAuthSettings:
-    path = tmp_path / "rypsok.toml"
-    path.write_text("config_version = 1\n" + oauth_table(issuer, extra=extra, **kw))
-    oauth = load(
-        str(path), {"RYPSOK_OAUTH_SECRET": "s3cret-of-the-resource-server"}
-    ).service.http.oauth
-    assert oauth is not None
-    return oauth
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +38,10 @@ def issuer() -> Iterator[Issuer]:
         yield served
 
 
-def judge(server: ResourceServer, token: str) -> Grant | Rejected | Unavailable:
-    return anyio.run(server.authenticate, token.encode("ascii"))
-
-
 def test_issue_37_tokens_of_every_accepted_algorithm_are_accepted(tmp_path: Any) -> None:
     keys = [new_key(alg, f"kid-{alg}") for alg in ALGORITHMS]
     with running(Issuer(keys)) as idp:
-        server = resource_server(settings_for(tmp_path, idp.url), "")
+        server = resource_server(oauth_settings(tmp_path, idp.url), "")
         for key in keys:
             verdict = judge(server, mint(key, claims_for(idp.url, subject=f"user-{key.alg}")))
             assert isinstance(verdict, Grant), (key.alg, verdict)
@@ -94,7 +78,7 @@ class In:
 def test_issue_37_bad_claims_are_refused(
     tmp_path: Any, issuer: Issuer, claims: dict[str, Any], reason: str
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url, "leeway_s = 30\n"), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url, "leeway_s = 30\n"), "")
     now = int(time.time())
     values = {k: now + v.seconds if isinstance(v, In) else v for k, v in claims.items()}
     token = mint(issuer.keys[0], claims_for(issuer.url, **values))
@@ -105,7 +89,7 @@ def test_issue_37_bad_claims_are_refused(
 def test_issue_37_the_leeway_admits_a_small_clock_skew_and_no_more(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url, "leeway_s = 30\n"), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url, "leeway_s = 30\n"), "")
     now = time.time()
     just = mint(issuer.keys[0], claims_for(issuer.url, exp=int(now) - 20, nbf=int(now) + 20))
     assert isinstance(judge(server, just), Grant)
@@ -118,7 +102,7 @@ def test_issue_37_a_token_for_another_resource_is_refused_even_beside_ours(
 ) -> None:
     """RFC 8707: the audience must name this resource; one that names it among others
     passes, one that names only a sibling path or a prefix does not."""
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     both = mint(issuer.keys[0], claims_for(issuer.url, aud=["https://x.example", RESOURCE]))
     assert isinstance(judge(server, both), Grant)
     for near in (RESOURCE + "/", RESOURCE.rsplit("/", 1)[0], RESOURCE.upper()):
@@ -129,7 +113,7 @@ def test_issue_37_a_token_for_another_resource_is_refused_even_beside_ours(
 def test_issue_37_alg_none_and_hmac_with_the_public_key_are_refused(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     claims = claims_for(issuer.url)
     unsigned = compact({"alg": "none", "kid": "k1"}, claims, lambda _: b"")
     assert judge(server, unsigned) == Rejected(
@@ -153,7 +137,7 @@ def test_issue_37_alg_none_and_hmac_with_the_public_key_are_refused(
 def test_issue_37_a_changed_token_or_another_signers_token_does_not_verify(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     token = mint(issuer.keys[0], claims_for(issuer.url))
     head, _, sig = token.split(".")
     richer = b64(json.dumps(claims_for(issuer.url, subject="admin")).encode())
@@ -169,7 +153,7 @@ def test_issue_37_a_changed_token_or_another_signers_token_does_not_verify(
 def test_issue_37_a_critical_header_or_another_token_type_is_refused(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     claims = claims_for(issuer.url)
     assert judge(server, mint(issuer.keys[0], claims, crit=["exp"])) == Rejected(
         "the token requires an extension this server does not support"
@@ -184,12 +168,12 @@ def test_issue_37_a_critical_header_or_another_token_type_is_refused(
 def test_issue_37_scopes_are_read_from_scope_or_scp_and_the_caller_from_the_claim_chosen(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     claims = claims_for(issuer.url, scope=None, scp=["rypsok:fetch", 7])
     verdict = judge(server, mint(issuer.keys[0], claims))
     assert isinstance(verdict, Grant) and verdict.scopes == {"rypsok:fetch"}
     by_client = resource_server(
-        settings_for(tmp_path, issuer.url, 'caller_claim = "client_id"\n'), ""
+        oauth_settings(tmp_path, issuer.url, 'caller_claim = "client_id"\n'), ""
     )
     verdict = judge(by_client, mint(issuer.keys[0], claims_for(issuer.url)))
     assert isinstance(verdict, Grant) and verdict.caller == CALLER_PREFIX + "host-app"
@@ -198,7 +182,7 @@ def test_issue_37_scopes_are_read_from_scope_or_scp_and_the_caller_from_the_clai
 def test_issue_37_garbage_and_oversized_tokens_are_refused_without_the_provider(
     tmp_path: Any, issuer: Issuer
 ) -> None:
-    server = resource_server(settings_for(tmp_path, issuer.url), "")
+    server = resource_server(oauth_settings(tmp_path, issuer.url), "")
     for token in ("a.b.c", "not-a-jwt", "x" * 20_000, b64(b"{}") + "." + b64(b"[]") + ".AA"):
         verdict = judge(server, token)
         assert isinstance(verdict, Rejected), token[:20]

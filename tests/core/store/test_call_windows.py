@@ -4,18 +4,11 @@ windows of one process are bounded (LIM-A12) without letting a caller escape its
 from __future__ import annotations
 
 from rypsok.core.store.local.calls import ToolRateLimiter
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import FakeClock
 
 
 def test_issue_37_ten_thousand_callers_keep_a_bounded_number_of_windows() -> None:
-    clock = Clock()
+    clock = FakeClock(100.0)
     limiter = ToolRateLimiter({"web_fetch": 2}, clock)
     limiter.max_windows = 100
     for n in range(10_000):
@@ -24,7 +17,7 @@ def test_issue_37_ten_thousand_callers_keep_a_bounded_number_of_windows() -> Non
 
 
 def test_issue_37_a_caller_inside_its_window_is_kept_while_spent_windows_go() -> None:
-    clock = Clock()
+    clock = FakeClock(100.0)
     limiter = ToolRateLimiter({"web_fetch": 2}, clock)
     limiter.max_windows = 3
     assert limiter.try_acquire("oauth:busy", "web_fetch") is None
