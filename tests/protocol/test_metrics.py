@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
+import pytest
 
 from rypsok.core import telemetry
 from rypsok.core.config import load
@@ -375,3 +376,20 @@ def test_issue_38_made_up_parameter_names_add_no_counter(tmp_path: Path) -> None
         sample(text, "rypsok_tool_refusals_total", tool="engine_status", kind="invalid_request")
         or 0
     ) >= 50
+
+
+def test_issue_38_resident_memory_is_left_out_where_it_cannot_be_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows has neither /proc nor the resource module: the metric is left out, and the
+    module still imports (the pyz is built for Windows too)."""
+    from rypsok.protocol.metrics import collect
+
+    assert collect.resident_bytes() is not None  # this machine: Linux
+
+    def no_proc(*args: object, **kwargs: object) -> object:
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr("builtins.open", no_proc)
+    monkeypatch.setitem(sys.modules, "resource", None)  # import resource fails
+    assert collect.resident_bytes() is None

@@ -9,7 +9,6 @@ group that is not mapped here is not exported, so nothing reaches a label by acc
 from __future__ import annotations
 
 import os
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -173,15 +172,21 @@ def _caller_families() -> list[Family]:
     return [per_caller, lost]
 
 
-def resident_bytes() -> int:
-    """The process's resident set now (Linux), else its peak (getrusage)."""
+def resident_bytes() -> int | None:
+    """The process's resident set now (Linux), else its peak (getrusage, other Unixes);
+    None where neither is known (Windows): the metric is then left out, not made up."""
     try:
         with open("/proc/self/statm", "rb") as statm:
             pages = int(statm.read().split()[1])
         return pages * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 async def families(service: Service) -> list[Family]:
@@ -239,7 +244,9 @@ async def families(service: Service) -> list[Family]:
     memory = Family(
         "rypsok_process_resident_memory_bytes", "gauge", "Resident memory of the process."
     )
-    memory.add(resident_bytes())
+    resident = resident_bytes()
+    if resident is not None:
+        memory.add(resident)
     estimate = Family(
         "rypsok_memory_estimate_bytes",
         "gauge",
