@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from rypsok.core.config import ConfigError, load
-from rypsok.core.config.settings import MetricsSettings
+from rypsok.core.config.settings import MetricsSettings, host_port
 
 EXIT_OK, EXIT_FAILED = 0, 1
 TIMEOUT_S = 5.0  # a listener that needs longer to answer discover is not healthy
@@ -53,7 +53,7 @@ def run_probe(
     if host in _UNSPECIFIED:
         host = "::1" if host == "::" else "127.0.0.1"
     port = settings.bind_port
-    name = settings.allowed_hosts[0] if settings.allowed_hosts else _host_header(host, port)
+    name = settings.allowed_hosts[0] if settings.allowed_hosts else host_port(host, port)
     headers = {
         "Host": name,
         "Content-Type": "application/json",
@@ -77,7 +77,7 @@ def run_probe(
             },
         }
     )
-    where = _host_header(host, port)
+    where = host_port(host, port)
     connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
     try:
         connection.request("POST", "/mcp", body=body, headers=headers)
@@ -108,7 +108,7 @@ def _operator_probe(metrics: MetricsSettings | None, path: str, err: TextIO) -> 
     host = metrics.bind_host
     if host in _UNSPECIFIED:
         host = "::1" if host == "::" else "127.0.0.1"
-    where = _host_header(host, metrics.bind_port) + path
+    where = host_port(host, metrics.bind_port) + path
     connection = http.client.HTTPConnection(host, metrics.bind_port, timeout=TIMEOUT_S)
     try:
         connection.request("GET", path)
@@ -124,10 +124,6 @@ def _operator_probe(metrics: MetricsSettings | None, path: str, err: TextIO) -> 
         err.write(f"rypsok probe: {where} answered HTTP {status}\n")
         return EXIT_FAILED
     return EXIT_OK
-
-
-def _host_header(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _discovered(data: bytes, kind: str) -> bool:

@@ -36,6 +36,11 @@ class Caller:
     world_readable: bool  # the token file can be read by everyone
 
 
+def host_port(host: str, port: int) -> str:
+    """host:port, an IPv6 address in brackets: how a bind is written and shown."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 # The tools an OAuth scope may open, in the order the configuration names their keys.
 OAUTH_TOOLS: Final = ("web_search", "web_fetch", "engine_status")
 OAuthCallerClaim = Literal["sub", "client_id"]
@@ -99,8 +104,7 @@ class HttpSettings:
 
     @property
     def bind(self) -> str:
-        host = f"[{self.bind_host}]" if ":" in self.bind_host else self.bind_host
-        return f"{host}:{self.bind_port}"
+        return host_port(self.bind_host, self.bind_port)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +119,7 @@ class MetricsSettings:
 
     @property
     def bind(self) -> str:
-        host = f"[{self.bind_host}]" if ":" in self.bind_host else self.bind_host
-        return f"{host}:{self.bind_port}"
+        return host_port(self.bind_host, self.bind_port)
 
 
 @dataclass(frozen=True, slots=True)

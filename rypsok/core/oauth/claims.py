@@ -33,7 +33,7 @@ class Grant:
 
     caller: str
     scopes: frozenset[str]
-    expires_at: float  # wall clock, seconds
+    expires_at: float  # wall clock: accepted (and kept) until then
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 
 from rypsok.core import limits
 from rypsok.core.config.settings import OAUTH_TOOLS, OAuthSettings
@@ -99,17 +100,11 @@ class ResourceServer:
             return Unavailable(str(error))
         if isinstance(verdict, Grant):
             counters.add("oauth", "tokens", "accepted")
-            until = verdict.expires_at
-            if self._introspected(token):
-                until = min(until, now + self.settings.introspection_cache_s)
-            if until > now:
-                self._kept.put(digest, verdict, until)
+            if verdict.expires_at > now:
+                self._kept.put(digest, verdict, verdict.expires_at)
         else:
             counters.add("oauth", "tokens", "refused")
         return verdict
-
-    def _introspected(self, token: bytes) -> bool:
-        return split_compact(token) is None
 
     async def _judge(self, token: bytes, now: float) -> Grant | Rejected:
         if len(token) > MAX_TOKEN_BYTES:
@@ -121,7 +116,11 @@ class ResourceServer:
             answer = await self.provider.introspect(token)
             if answer.get("active") is not True:
                 return Rejected("the token is not active")
-            return check_claims(answer, self.settings, now, introspected=True)
+            grant = check_claims(answer, self.settings, now, introspected=True)
+            if isinstance(grant, Grant):  # kept no longer than introspection_cache_s
+                cap = now + self.settings.introspection_cache_s
+                grant = replace(grant, expires_at=min(grant.expires_at, cap))
+            return grant
         problem = header_problem(compact.header, self.settings.algorithms)
         if problem is not None:
             return Rejected(problem)

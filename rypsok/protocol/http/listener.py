@@ -20,6 +20,7 @@ import anyio
 import anyio.abc
 from anyio.abc import SocketAttribute
 
+from rypsok.core.config.settings import host_port
 from rypsok.core.facade import Rypsok
 from rypsok.core.telemetry import counters, log
 from rypsok.protocol import sdk_private
@@ -113,7 +114,7 @@ class HttpListener:
         listeners = [s for s in multi.listeners if isinstance(s, anyio.abc.SocketListener)]
         self.port = port = int(_attribute(listeners[0], SocketAttribute.local_port))
         host = self._settings.bind_host
-        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        address = host_port(host, port)
         sdk_private.warn_if_unavailable("http")
         await self._core.open()
         try:
